@@ -1,0 +1,60 @@
+# cdpproxy: build, test and report. `make test` and `make report` install
+# what they need first (see tools/deps.sh).
+
+CC      ?= cc
+PKGS    := libwebsockets jansson libevent
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wvla
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
+           $(EXTRA_CFLAGS) -Iproxy
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+B       := build
+
+LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
+LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o)
+UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
+TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c))
+
+.PHONY: all deps test report unit clean asan
+all: $(B)/cdpproxy $(UNIT) $(TOOLS)
+
+$(B)/obj/%.o: proxy/%.c proxy/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/libcdpproxy.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
+
+$(B)/%: tools/%.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
+
+deps:
+	@tools/deps.sh
+
+# Warnings are errors here; each test prints TAP and prove sums them up.
+test: deps
+	$(MAKE) all EXTRA_CFLAGS=-Werror
+	prove --exec '' --timer $(UNIT) tests/integration/*.t
+
+unit: all
+	prove --exec '' $(UNIT)
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: deps
+	$(MAKE) clean
+	$(MAKE) all EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	    LDLIBS="$(LDLIBS) -fsanitize=address,undefined"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	    prove --exec '' --timer $(UNIT) tests/integration/*.t
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,458 @@
+/* conn: one client WebSocket (DOWN) paired with one Chrome WebSocket (UP);
+ * messages are reassembled, scanned, logged, counted and forwarded in order
+ * through byte-bounded queues. */
+#include <string.h>
+
+#include "proxy.h"
+#include "scan.h"
+#include "sessions.h"
+#include "util.h"
+
+enum side { DOWN, UP };
+
+#define WRITE_CHUNK (256 * 1024)  /* bytes per frame when a message is split */
+
+struct msg {
+	struct msg *next;
+	size_t len, sent, cap;        /* cap: room while reassembling */
+	int binary;
+	unsigned char *buf;           /* LWS_PRE headroom, then the message */
+};
+
+struct queue {
+	struct msg *head, *tail;
+	size_t bytes;
+};
+
+struct conn {
+	struct conn *next;
+	struct proxy *px;
+	uint64_t id;
+	char *path;
+	struct lws *wsi[2];
+	int gone[2];                  /* that side's wsi is closed or never came */
+	struct queue out[2];          /* out[s]: waiting to be written to side s */
+	struct msg *rx[2];            /* being reassembled from side s */
+	int paused[2];                /* reading side s is paused for backpressure */
+	int closing[2];               /* close side s once out[s] is written */
+	uint16_t close_code[2];       /* ... with this code and reason */
+	char close_reason[2][124];
+	int peer_closed[2];           /* side s sent its close frame: */
+	uint16_t peer_code[2];        /* ... with this code and reason */
+	char peer_reason[2][124];
+	struct sessions sessions;
+	uint64_t opened_us;
+};
+
+static const char *const side_name[2] = { "client", "upstream" };
+
+static void msg_free(struct msg *m)
+{
+	free(m->buf);
+	free(m);
+}
+
+static void queue_clear(struct queue *q)
+{
+	while (q->head) {
+		struct msg *m = q->head;
+		q->head = m->next;
+		msg_free(m);
+	}
+	q->tail = NULL;
+	q->bytes = 0;
+}
+
+/* Asks for side s to be closed with code and reason once what is queued for
+ * it has been written. The first reason given wins. */
+static void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason)
+{
+	if (c->gone[s] || c->closing[s])
+		return;
+	c->closing[s] = 1;
+	c->close_code[s] = code;
+	snprintf(c->close_reason[s], sizeof c->close_reason[s], "%s", reason);
+	if (c->wsi[s])
+		lws_callback_on_writable(c->wsi[s]);
+}
+
+static void conn_free(struct conn *c)
+{
+	struct conn **pp = &c->px->conns;
+
+	while (*pp != c)
+		pp = &(*pp)->next;
+	*pp = c->next;
+	c->px->conns_open--;
+	for (int s = DOWN; s <= UP; s++) {
+		queue_clear(&c->out[s]);
+		if (c->rx[s])
+			msg_free(c->rx[s]);
+	}
+	sessions_free(&c->sessions);
+	free(c->path);
+	free(c);
+}
+
+/* Side s is closed: log how, tell the other side, and free the pair when
+ * both are. code and reason say why, unless s closed itself or was closed by
+ * the proxy, whose codes then count. */
+static void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reason)
+{
+	const char *by = side_name[s];
+
+	if (c->gone[s])
+		return;
+	if (c->closing[s]) {
+		code = c->close_code[s];
+		reason = c->close_reason[s];
+		by = "proxy";
+	} else if (c->peer_closed[s]) {
+		code = c->peer_code[s];
+		reason = c->peer_reason[s];
+	}
+	c->gone[s] = 1;
+	c->wsi[s] = NULL;
+	queue_clear(&c->out[s]);
+	if (c->px->log)
+		log_event(c->px->log, c->id, "close", json_pack("{s:s, s:i, s:s, s:s}",
+			  "side", side_name[s], "code", code, "reason", reason, "by", by));
+	if (!c->gone[!s]) {
+		conn_close_side(c, !s, code, reason);
+		return;
+	}
+	conn_free(c);
+}
+
+static void resume_if_drained(struct conn *c, enum side s)
+{
+	/* Reading side !s fills out[s]; resume it once out[s] is half drained. */
+	if (c->paused[!s] && c->wsi[!s] && c->out[s].bytes <= c->px->cfg.queue_bytes / 2) {
+		c->paused[!s] = 0;
+		lws_rx_flow_control(c->wsi[!s], 1);
+	}
+}
+
+static const char *kind_name(const struct scan_result *r)
+{
+	static const char *const names[] = { "other", "command", "response", "event" };
+
+	return names[r->kind];
+}
+
+/* Scans, tracks, counts and logs one complete message from side `from`. */
+static void conn_observe(struct conn *c, enum side from, struct msg *m)
+{
+	struct proxy *px = c->px;
+	const char *buf = (const char *)m->buf + LWS_PRE;
+	struct scan_result r;
+	struct log_rec rec = { .conn = c->id, .dir = from == DOWN ? "up" : "down",
+			       .bytes = m->len, .body = buf, .body_len = m->len };
+	char method[128] = "", session[128] = "";
+	uint64_t now = util_mono_us();
+	enum stats_dir dir = from == DOWN ? STATS_TO_UP : STATS_TO_DOWN;
+
+	if (m->binary) {
+		rec.kind = "binary";
+		stats_count(px->stats, "(binary)", 8, dir, m->len);
+	} else if (scan_message(buf, m->len, &r) < 0) {
+		rec.kind = "invalid";
+		stats_count(px->stats, "(invalid)", 9, dir, m->len);
+	} else {
+		rec.kind = kind_name(&r);
+		rec.has_id = r.has_id && r.id_is_int;
+		rec.id = r.id;
+		if (r.method.present)
+			scan_str_copy(buf, &r.method, method, sizeof method);
+		if (r.session.present && scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
+			rec.session = session;
+			rec.session_len = strlen(session);
+		}
+		if (r.kind == SCAN_COMMAND && from == DOWN) {
+			sessions_on_command(&c->sessions, buf, &r, now);
+		} else if (r.kind == SCAN_RESPONSE && from == UP) {
+			if (sessions_on_response(&c->sessions, buf, m->len, &r, now, method,
+						 sizeof method, &rec.rtt_us) == 0) {
+				rec.has_rtt = 1;
+				stats_rtt(px->stats, method, strlen(method), rec.rtt_us);
+			} else {
+				snprintf(method, sizeof method, "(unmatched)");
+			}
+		} else if (r.kind == SCAN_EVENT && from == UP) {
+			sessions_on_event(&c->sessions, buf, m->len, &r);
+		}
+		rec.has_error = r.has_error_code;
+		rec.error = r.error_code;
+		if (*method) {
+			rec.method = method;
+			rec.method_len = strlen(method);
+		}
+		stats_count(px->stats, *method ? method : "(other)", *method ? strlen(method) : 7,
+			    dir, m->len);
+	}
+	if (px->log)
+		log_message(px->log, &rec);
+}
+
+static void conn_forward(struct conn *c, enum side from, struct msg *m)
+{
+	enum side to = !from;
+	struct queue *q = &c->out[to];
+
+	conn_observe(c, from, m);
+	if (c->gone[to] || c->closing[to]) {  /* nobody left to deliver it to */
+		msg_free(m);
+		return;
+	}
+	m->next = NULL;
+	if (q->tail)
+		q->tail->next = m;
+	else
+		q->head = m;
+	q->tail = m;
+	q->bytes += m->len;
+	if (c->wsi[to])
+		lws_callback_on_writable(c->wsi[to]);
+	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from]) {
+		c->paused[from] = 1;
+		lws_rx_flow_control(c->wsi[from], 0);
+	}
+}
+
+/* A fragment of a message from side s. Returns -1 to close side s. */
+static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void *in, size_t len)
+{
+	struct msg *m = c->rx[s];
+	uint64_t max = c->px->cfg.max_message;
+	/* Chrome sends each message as one frame, so its size is known at once. */
+	size_t need = (m ? m->len : 0) + len + lws_remaining_packet_payload(wsi);
+
+	if (need > max) {
+		char reason[100];
+		snprintf(reason, sizeof reason, "message over --max-message (%llu bytes)",
+			 (unsigned long long)max);
+		if (c->px->log)
+			log_event(c->px->log, c->id, "too_large", json_pack("{s:s, s:I}",
+				  "from", side_name[s], "bytes_at_least", (json_int_t)need));
+		if (m)
+			msg_free(m);
+		c->rx[s] = NULL;
+		conn_close_side(c, s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, reason);
+		conn_close_side(c, !s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, reason);
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+				 (unsigned char *)reason, strlen(reason));
+		return -1;
+	}
+	if (!m) {
+		m = c->rx[s] = xcalloc(1, sizeof *m);
+		m->binary = lws_frame_is_binary(wsi);
+	}
+	if (need > m->cap) {   /* first frame, or another frame of a fragmented message */
+		m->cap = m->cap ? (need * 2 < max ? need * 2 : max) : need;
+		m->buf = xrealloc(m->buf, LWS_PRE + m->cap);
+	}
+	memcpy(m->buf + LWS_PRE + m->len, in, len);
+	m->len += len;
+	if (!lws_is_final_fragment(wsi))
+		return 0;
+	c->rx[s] = NULL;
+	conn_forward(c, s, m);
+	return 0;
+}
+
+/* Writes what is queued for side s, as much as the socket takes. Returns -1
+ * to close side s. */
+static int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
+{
+	struct queue *q = &c->out[s];
+
+	while (q->head) {
+		struct msg *m = q->head;
+		size_t n = m->len - m->sent;
+		int flags;
+
+		if (n > WRITE_CHUNK)
+			n = WRITE_CHUNK;
+		/* Later frames reuse the already-sent bytes before them as LWS_PRE. */
+		flags = m->sent ? LWS_WRITE_CONTINUATION : m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT;
+		if (m->sent + n < m->len)
+			flags |= LWS_WRITE_NO_FIN;
+		if (lws_write(wsi, m->buf + LWS_PRE + m->sent, n, (enum lws_write_protocol)flags) < (int)n)
+			return -1;
+		m->sent += n;
+		if (m->sent == m->len) {
+			q->head = m->next;
+			if (!q->head)
+				q->tail = NULL;
+			q->bytes -= m->len;
+			msg_free(m);
+			resume_if_drained(c, s);
+		}
+		if (lws_send_pipe_choked(wsi))
+			break;
+	}
+	if (q->head) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	if (c->closing[s]) {
+		lws_close_reason(wsi, (enum lws_close_status)c->close_code[s],
+				 (unsigned char *)c->close_reason[s], strlen(c->close_reason[s]));
+		return -1;
+	}
+	return 0;
+}
+
+/* The peer's close frame: pass its code and reason on to the other side. */
+static void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len)
+{
+	char reason[124] = "";
+	uint16_t code = LWS_CLOSE_STATUS_NO_STATUS;
+
+	if (len >= 2) {
+		code = (uint16_t)(in[0] << 8 | in[1]);
+		snprintf(reason, sizeof reason, "%.*s", (int)(len - 2 < 123 ? len - 2 : 123), in + 2);
+	}
+	/* 1005 and 1006 must not be sent in a close frame. */
+	if (code == LWS_CLOSE_STATUS_NO_STATUS || code == LWS_CLOSE_STATUS_ABNORMAL_CLOSE)
+		code = LWS_CLOSE_STATUS_NORMAL;
+	c->peer_closed[s] = 1;
+	c->peer_code[s] = code;
+	snprintf(c->peer_reason[s], sizeof c->peer_reason[s], "%s", reason);
+	conn_close_side(c, !s, code, reason);
+}
+
+static struct conn *conn_open(struct proxy *px, struct lws *wsi)
+{
+	struct conn *c = xcalloc(1, sizeof *c);
+	struct lws_client_connect_info i;
+	char path[1024] = "", args[1024] = "";
+
+	lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
+	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0)
+		snprintf(path + strlen(path), sizeof path - strlen(path), "?%s", args);
+	c->px = px;
+	c->id = ++px->next_conn_id;
+	c->path = xstrdup(path);
+	c->wsi[DOWN] = wsi;
+	c->opened_us = util_now_us();
+	sessions_init(&c->sessions, c->path);
+	c->next = px->conns;
+	px->conns = c;
+	px->conns_open++;
+	px->conns_total++;
+	if (px->log)
+		log_event(px->log, c->id, "open", json_pack("{s:s, s:s}", "path", c->path,
+			  "upstream", px->upstream));
+
+	memset(&i, 0, sizeof i);
+	i.context = px->ctx;
+	i.vhost = px->vhost;
+	i.address = px->cfg.upstream_host;
+	i.port = px->cfg.upstream_port;
+	i.path = c->path;
+	i.host = px->upstream;
+	i.ietf_version_or_minus_one = -1;
+	i.local_protocol_name = "cdp-up";
+	i.opaque_user_data = c;
+	i.pwsi = &c->wsi[UP];
+	if (!lws_client_connect_via_info(&i) && !c->gone[UP])
+		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
+	return c;
+}
+
+int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		  void *in, size_t len)
+{
+	struct pss *pss = user;
+	struct proxy *px = lws_context_user(lws_get_context(wsi));
+	struct conn *c = pss ? pss->conn : NULL;
+
+	switch (reason) {
+	case LWS_CALLBACK_ESTABLISHED:
+		pss->conn = conn_open(px, wsi);
+		return 0;
+	case LWS_CALLBACK_RECEIVE:
+		return c ? conn_receive(c, DOWN, wsi, in, len) : -1;
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return c ? conn_writeable(c, DOWN, wsi) : -1;
+	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+		if (c)
+			conn_peer_close(c, DOWN, in, len);
+		return 0;
+	case LWS_CALLBACK_CLOSED:
+		if (c) {
+			pss->conn = NULL;
+			conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		     void *in, size_t len)
+{
+	struct conn *c = lws_get_opaque_user_data(wsi);
+	char why[256];
+
+	(void)user;
+	if (!c)
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	switch (reason) {
+	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		if (c->out[UP].head || c->closing[UP])
+			lws_callback_on_writable(wsi);
+		return 0;
+	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+		snprintf(why, sizeof why, "upstream %s: %s", c->px->upstream,
+			 in ? (const char *)in : "connection failed");
+		lws_set_opaque_user_data(wsi, NULL);
+		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
+		return 0;
+	case LWS_CALLBACK_CLIENT_RECEIVE:
+		return conn_receive(c, UP, wsi, in, len);
+	case LWS_CALLBACK_CLIENT_WRITEABLE:
+		return conn_writeable(c, UP, wsi);
+	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+		conn_peer_close(c, UP, in, len);
+		return 0;
+	case LWS_CALLBACK_CLIENT_CLOSED:
+		lws_set_opaque_user_data(wsi, NULL);
+		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,
+			       "upstream closed without a close frame");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+json_t *conn_list_json(struct proxy *px)
+{
+	json_t *conns = json_array(), *sessions = json_array();
+
+	for (struct conn *c = px->conns; c; c = c->next) {
+		json_t *ss = sessions_json(&c->sessions), *se;
+		size_t i;
+		json_array_foreach(ss, i, se) {
+			json_object_set_new(se, "conn", json_integer((json_int_t)c->id));
+			json_array_append(sessions, se);
+		}
+		json_decref(ss);
+		json_array_append_new(conns, json_pack("{s:I, s:s, s:I, s:I, s:I}",
+			"id", (json_int_t)c->id, "path", c->path, "opened_us", (json_int_t)c->opened_us,
+			"queued_up", (json_int_t)c->out[UP].bytes,
+			"queued_down", (json_int_t)c->out[DOWN].bytes));
+	}
+	return json_pack("{s:{s:I, s:I, s:o}, s:o}",
+		"connections", "open", (json_int_t)px->conns_open, "total",
+		(json_int_t)px->conns_total, "list", conns, "sessions", sessions);
+}
+
+void conn_close_all(struct proxy *px)
+{
+	for (struct conn *c = px->conns; c; c = c->next)
+		for (int s = DOWN; s <= UP; s++)
+			conn_close_side(c, s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
+}

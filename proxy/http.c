@@ -1,0 +1,271 @@
+/* http: answers plain HTTP on the proxy's port: forwards discovery (/json/...)
+ * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
+#include <string.h>
+
+#include "discovery.h"
+#include "proxy.h"
+#include "util.h"
+
+#define HTTP_CHUNK (64 * 1024)
+
+/* One answer for one request. The downstream wsi owns it; while the upstream
+ * request is under way both point at it, and whichever ends last frees it. */
+struct http_reply {
+	struct lws *down, *up;
+	int status;
+	char content_type[128];
+	char host[300];              /* the proxy as the client addressed it */
+	char path[256];              /* without the query, for discovery_rewrites */
+	unsigned char *buf;          /* LWS_PRE headroom, then the body */
+	size_t len, cap, off;
+	int ready, headers_sent;
+};
+
+static void reply_append(struct http_reply *r, const void *data, size_t n)
+{
+	if (r->len + n > r->cap) {
+		r->cap = (r->len + n) * 2;
+		r->buf = xrealloc(r->buf, LWS_PRE + r->cap);
+	}
+	memcpy(r->buf + LWS_PRE + r->len, data, n);
+	r->len += n;
+}
+
+static void reply_free(struct http_reply *r)
+{
+	free(r->buf);
+	free(r);
+}
+
+/* The answer in r is complete: ask to write it. */
+static void reply_ready(struct http_reply *r)
+{
+	r->ready = 1;
+	if (r->down)
+		lws_callback_on_writable(r->down);
+}
+
+/* Replaces the answer by this one and asks to write it. */
+static void reply_set(struct http_reply *r, int status, const char *type, const char *body, size_t n)
+{
+	r->status = status;
+	snprintf(r->content_type, sizeof r->content_type, "%s", type);
+	r->len = 0;
+	reply_append(r, body, n);
+	reply_ready(r);
+}
+
+static void reply_json(struct http_reply *r, int status, json_t *body)
+{
+	char *s = json_dumps(body, JSON_INDENT(2));
+
+	reply_set(r, status, "application/json", s, strlen(s));
+	free(s);
+	json_decref(body);
+}
+
+static json_t *admin_stats(struct proxy *px)
+{
+	json_t *st = conn_list_json(px);
+
+	json_object_update_new(st, stats_json(px->stats));
+	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
+	json_object_set_new(st, "upstream", json_string(px->upstream));
+	return st;
+}
+
+static void admin(struct proxy *px, struct http_reply *r, const char *method, const char *path)
+{
+	if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
+		reply_json(r, 200, admin_stats(px));
+	else
+		reply_json(r, 404, json_pack("{s:s}", "error", "no such endpoint; try GET /proxy/stats"));
+}
+
+/* Sends the request on to Chrome; the answer comes back in http_up_callback. */
+static void forward(struct proxy *px, struct http_reply *r, const char *method,
+		    const char *path_and_query)
+{
+	struct lws_client_connect_info i;
+
+	memset(&i, 0, sizeof i);
+	i.context = px->ctx;
+	i.vhost = px->vhost;
+	i.address = px->cfg.upstream_host;
+	i.port = px->cfg.upstream_port;
+	i.path = path_and_query;
+	i.host = px->upstream;
+	i.method = method;
+	i.alpn = "http/1.1";
+	i.local_protocol_name = "cdp-up-http";
+	i.opaque_user_data = r;
+	i.pwsi = &r->up;
+	if (!lws_client_connect_via_info(&i) && !r->ready) {
+		char msg[256];
+		int n = snprintf(msg, sizeof msg, "cdpproxy: cannot connect to upstream %s\n", px->upstream);
+		reply_set(r, 502, "text/plain", msg, (size_t)n);
+	}
+}
+
+static const char *request_method(struct lws *wsi)
+{
+	static const struct { enum lws_token_indexes tok; const char *name; } methods[] = {
+		{ WSI_TOKEN_GET_URI, "GET" }, { WSI_TOKEN_PUT_URI, "PUT" },
+		{ WSI_TOKEN_POST_URI, "POST" }, { WSI_TOKEN_DELETE_URI, "DELETE" },
+		{ WSI_TOKEN_HEAD_URI, "HEAD" }, { WSI_TOKEN_OPTIONS_URI, "OPTIONS" },
+		{ WSI_TOKEN_PATCH_URI, "PATCH" },
+	};
+
+	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+		if (lws_hdr_total_length(wsi, methods[i].tok))
+			return methods[i].name;
+	return "GET";
+}
+
+static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const char *uri)
+{
+	struct http_reply *r = xcalloc(1, sizeof *r);
+	const char *method = request_method(wsi);
+	char full[2048], args[1536];
+
+	pss->reply = r;
+	r->down = wsi;
+	snprintf(r->path, sizeof r->path, "%s", uri);
+	if (lws_hdr_copy(wsi, r->host, sizeof r->host, WSI_TOKEN_HOST) <= 0)
+		snprintf(r->host, sizeof r->host, "%s:%d", px->cfg.listen_host, px->port);
+	if (!strncmp(uri, "/proxy/", 7) || !strcmp(uri, "/proxy")) {
+		admin(px, r, method, uri);
+		return 0;
+	}
+	snprintf(full, sizeof full, "%s", uri);
+	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0)
+		snprintf(full + strlen(full), sizeof full - strlen(full), "?%s", args);
+	forward(px, r, method, full);
+	return 0;
+}
+
+/* Writes the status line and headers, then the body a chunk at a time. */
+static int on_writeable(struct http_reply *r, struct lws *wsi)
+{
+	size_t n;
+
+	if (!r || !r->ready)
+		return 0;
+	if (!r->headers_sent) {
+		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
+		unsigned char *end = hdr + sizeof hdr - 1;
+		if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
+						r->len, &p, end) ||
+		    lws_finalize_write_http_header(wsi, start, &p, end))
+			return -1;
+		r->headers_sent = 1;
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	n = r->len - r->off < HTTP_CHUNK ? r->len - r->off : HTTP_CHUNK;
+	/* Later chunks reuse already-sent body bytes before them as LWS_PRE. */
+	if (n && lws_write(wsi, r->buf + LWS_PRE + r->off, n,
+			   r->off + n == r->len ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n)
+		return -1;
+	r->off += n;
+	if (r->off < r->len) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* The downstream side of r is done with it. */
+static void reply_release_down(struct pss *pss)
+{
+	struct http_reply *r = pss->reply;
+
+	if (!r)
+		return;
+	pss->reply = NULL;
+	r->down = NULL;
+	if (!r->up)
+		reply_free(r);
+}
+
+int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		  void *in, size_t len)
+{
+	struct pss *pss = user;
+	struct proxy *px = lws_context_user(lws_get_context(wsi));
+
+	switch (reason) {
+	case LWS_CALLBACK_HTTP:
+		reply_release_down(pss);   /* the previous request on a kept-alive connection */
+		return on_request(px, pss, wsi, in);
+	case LWS_CALLBACK_HTTP_WRITEABLE:
+		return on_writeable(pss->reply, wsi);
+	case LWS_CALLBACK_CLOSED_HTTP:
+		reply_release_down(pss);
+		return 0;
+	default:
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}
+
+/* Chrome's answer is complete (or never came): rewrite it and send it down. */
+static void up_done(struct http_reply *r, const char *error)
+{
+	if (error) {
+		char msg[300];
+		int n = snprintf(msg, sizeof msg, "cdpproxy: upstream request failed: %s\n", error);
+		reply_set(r, 502, "text/plain", msg, (size_t)n);
+	} else {
+		size_t outlen;
+		char *body = discovery_rewrites(r->path) ?
+			discovery_rewrite((char *)r->buf + LWS_PRE, r->len, r->host, &outlen) : NULL;
+		if (body) {
+			r->len = 0;
+			reply_append(r, body, outlen);
+			free(body);
+		}
+		reply_ready(r);
+	}
+}
+
+int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		     void *in, size_t len)
+{
+	struct http_reply *r = lws_get_opaque_user_data(wsi);
+
+	if (!r)
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	switch (reason) {
+	case LWS_CALLBACK_ESTABLISHED_CLIENT_HTTP:
+		r->status = (int)lws_http_client_http_response(wsi);
+		if (lws_hdr_copy(wsi, r->content_type, sizeof r->content_type,
+				 WSI_TOKEN_HTTP_CONTENT_TYPE) <= 0)
+			snprintf(r->content_type, sizeof r->content_type, "text/plain");
+		return 0;
+	case LWS_CALLBACK_RECEIVE_CLIENT_HTTP: {
+		char buf[LWS_PRE + 16384], *p = buf + LWS_PRE;
+		int n = sizeof buf - LWS_PRE;
+		return lws_http_client_read(wsi, &p, &n) < 0 ? -1 : 0;
+	}
+	case LWS_CALLBACK_RECEIVE_CLIENT_HTTP_READ:
+		if (!r->ready)
+			reply_append(r, in, len);
+		return 0;
+	case LWS_CALLBACK_COMPLETED_CLIENT_HTTP:
+		if (!r->ready)
+			up_done(r, NULL);
+		return 0;
+	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+	case LWS_CALLBACK_CLOSED_CLIENT_HTTP:
+		if (!r->ready)
+			up_done(r, in && reason == LWS_CALLBACK_CLIENT_CONNECTION_ERROR ?
+				(const char *)in : "connection closed before the answer was complete");
+		lws_set_opaque_user_data(wsi, NULL);
+		r->up = NULL;
+		if (!r->down)
+			reply_free(r);
+		return 0;
+	default:
+		return 0;
+	}
+}

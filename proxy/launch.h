@@ -1,0 +1,23 @@
+/* launch: starts headless Chromium with a fresh profile, and stops it. */
+#ifndef CDPPROXY_LAUNCH_H
+#define CDPPROXY_LAUNCH_H
+
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;                /* 0 when not running */
+	char *profile;            /* the temporary --user-data-dir */
+	int port;                 /* its DevTools port */
+};
+
+/* Starts path with the flags cdpproxy needs (headless, no network chatter,
+ * --remote-debugging-port=0, a fresh profile) plus extra, and waits for its
+ * DevToolsActivePort. 0, or -1 with a reason in err. */
+int launch_start(struct launch *l, const char *path, char **extra, int nextra,
+		 char *err, size_t errlen);
+/* Is it still running? Reaps it (and reports how it ended in err) if not. */
+int launch_alive(struct launch *l, char *err, size_t errlen);
+/* Stops the browser's process group (TERM, then KILL) and removes the profile. */
+void launch_stop(struct launch *l);
+
+#endif

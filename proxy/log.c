@@ -1,0 +1,188 @@
+/* log: JSON Lines records of every message and connection, buffered so that a
+ * record costs a few appends to memory and the disk sees large writes. */
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define LOG_FLUSH_AT (64 * 1024)
+
+struct log {
+	int fd;
+	size_t body_max;
+	char *buf;
+	size_t len, cap;
+};
+
+struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	struct log *lg;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open log %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* An existing file keeps its mode on open: records may hold secrets. */
+	if (fchmod(fd, 0600) < 0) {
+		snprintf(err, errlen, "cannot make log %s private: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	lg = xcalloc(1, sizeof *lg);
+	lg->fd = fd;
+	lg->body_max = body_max;
+	lg->cap = 2 * LOG_FLUSH_AT;
+	lg->buf = xmalloc(lg->cap);
+	return lg;
+}
+
+static void reserve(struct log *lg, size_t n)
+{
+	if (lg->len + n <= lg->cap)
+		return;
+	while (lg->len + n > lg->cap)
+		lg->cap *= 2;
+	lg->buf = xrealloc(lg->buf, lg->cap);
+}
+
+static void put(struct log *lg, const char *s, size_t n)
+{
+	reserve(lg, n);
+	memcpy(lg->buf + lg->len, s, n);
+	lg->len += n;
+}
+
+static void putf(struct log *lg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct log *lg, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	reserve(lg, 256);
+	va_start(ap, fmt);
+	n = vsnprintf(lg->buf + lg->len, lg->cap - lg->len, fmt, ap);
+	va_end(ap);
+	lg->len += (size_t)n;  /* callers format numbers and short names: fits in 256 */
+}
+
+/* Appends s as a JSON string, escaping quotes, backslashes and control bytes. */
+static void put_json_str(struct log *lg, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o;
+
+	reserve(lg, 2 + 6 * n);
+	o = lg->buf + lg->len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	lg->len = (size_t)(o - lg->buf);
+}
+
+/* The longest prefix of s no longer than max that does not split a UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+void log_message(struct log *lg, const struct log_rec *r)
+{
+	putf(lg, "{\"t\":%" PRIu64 ",\"conn\":%" PRIu64 ",\"dir\":\"%s\",\"kind\":\"%s\"",
+	     util_now_us(), r->conn, r->dir, r->kind);
+	if (r->has_id)
+		putf(lg, ",\"id\":%" PRId64, r->id);
+	if (r->method) {
+		put(lg, ",\"method\":", 10);
+		put_json_str(lg, r->method, r->method_len);
+	}
+	if (r->session) {
+		put(lg, ",\"session\":", 11);
+		put_json_str(lg, r->session, r->session_len);
+	}
+	putf(lg, ",\"bytes\":%zu", r->bytes);
+	if (r->has_rtt)
+		putf(lg, ",\"rtt_us\":%" PRIu64, r->rtt_us);
+	if (r->has_error)
+		putf(lg, ",\"error\":%" PRId64, r->error);
+	if (lg->body_max && r->body) {
+		size_t n = utf8_cut(r->body, r->body_len, lg->body_max);
+		put(lg, ",\"body\":", 8);
+		put_json_str(lg, r->body, n);
+		if (n < r->body_len)
+			put(lg, ",\"truncated\":true", 17);
+	}
+	put(lg, "}\n", 2);
+	if (lg->len >= LOG_FLUSH_AT)
+		log_flush(lg);
+}
+
+void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
+{
+	json_t *rec = json_pack("{s:I, s:I, s:s}", "t", (json_int_t)util_now_us(),
+				"conn", (json_int_t)conn, "kind", kind);
+	char *line;
+
+	json_object_update(rec, fields);
+	json_decref(fields);
+	line = json_dumps(rec, JSON_COMPACT);
+	put(lg, line, strlen(line));
+	put(lg, "\n", 1);
+	free(line);
+	json_decref(rec);
+	if (lg->len >= LOG_FLUSH_AT)
+		log_flush(lg);
+}
+
+void log_flush(struct log *lg)
+{
+	size_t off = 0;
+
+	while (off < lg->len) {
+		ssize_t n = write(lg->fd, lg->buf + off, lg->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "cdpproxy: log write failed: %s\n", strerror(errno));
+			break;
+		}
+		off += (size_t)n;
+	}
+	lg->len = 0;
+}
+
+void log_close(struct log *lg)
+{
+	if (!lg)
+		return;
+	log_flush(lg);
+	close(lg->fd);
+	free(lg->buf);
+	free(lg);
+}

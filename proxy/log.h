@@ -1,0 +1,41 @@
+/* log: JSON Lines records of every message and connection, buffered. */
+#ifndef CDPPROXY_LOG_H
+#define CDPPROXY_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* One forwarded message. Strings are decoded bytes (not NUL-terminated);
+ * NULL leaves the field out. */
+struct log_rec {
+	uint64_t conn;
+	const char *dir;          /* "up" (to Chrome) or "down" (to the client) */
+	const char *kind;         /* command, response, event, other, binary, invalid */
+	int has_id;
+	int64_t id;
+	const char *method, *session;
+	size_t method_len, session_len;
+	size_t bytes;
+	int has_rtt, has_error;
+	uint64_t rtt_us;
+	int64_t error;
+	const char *body;         /* the message, logged only with --log-bodies */
+	size_t body_len;
+};
+
+struct log;
+
+/* Opens (appends to) path, created with mode 0600; body_max > 0 logs message
+ * bodies truncated to that many bytes. NULL with a reason in err. */
+struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen);
+void log_message(struct log *lg, const struct log_rec *rec);
+/* A record of its own: {"t","conn","kind", ...fields}; steals fields. */
+void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
+/* Writes out what is buffered. */
+void log_flush(struct log *lg);
+/* Flushes, closes and frees; NULL is fine. */
+void log_close(struct log *lg);
+
+#endif

@@ -1,0 +1,123 @@
+/* proxy: the lws context, its listener, and what every connection shares. */
+#include "proxy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+#define TICK_US (200 * 1000)   /* log flush and browser watch period */
+
+/* Downstream HTTP and WebSocket share the first protocol: lws binds an
+ * upgrade without a subprotocol to it. */
+static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+			 void *in, size_t len)
+{
+	switch (reason) {
+	case LWS_CALLBACK_ESTABLISHED:
+	case LWS_CALLBACK_RECEIVE:
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+	case LWS_CALLBACK_CLOSED:
+		return conn_callback(wsi, reason, user, in, len);
+	default:
+		return http_callback(wsi, reason, user, in, len);
+	}
+}
+
+static const struct lws_protocols protocols[] = {
+	{ "cdp", down_callback, sizeof(struct pss), 256 * 1024, 0, NULL, 0 },
+	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
+	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+void proxy_set_upstream(struct proxy *px, const char *host, int port)
+{
+	if (host != px->cfg.upstream_host)
+		snprintf(px->cfg.upstream_host, sizeof px->cfg.upstream_host, "%s", host);
+	px->cfg.upstream_port = port;
+	snprintf(px->upstream, sizeof px->upstream, "%s:%d", host, port);
+}
+
+/* Every TICK_US: flush the log; with --launch, start a new browser if the
+ * last one died, so the next client is served. */
+static void tick(lws_sorted_usec_list_t *sul)
+{
+	struct proxy *px = lws_container_of(sul, struct proxy, tick);
+	char err[256];
+
+	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
+		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
+		if (px->log)
+			log_event(px->log, 0, "browser_exit", json_pack("{s:s}", "why", err));
+		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
+				 px->cfg.chromium_argc, err, sizeof err) < 0)
+			fprintf(stderr, "cdpproxy: %s\n", err);
+		else
+			proxy_set_upstream(px, "127.0.0.1", px->chrome.port);
+	}
+	if (px->log)
+		log_flush(px->log);
+	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
+}
+
+int proxy_start(struct proxy *px, const struct proxy_config *cfg, char *err, size_t errlen)
+{
+	struct lws_context_creation_info info;
+
+	memset(px, 0, sizeof *px);
+	px->cfg = *cfg;
+	px->started_us = util_now_us();
+	px->stats = stats_new();
+	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
+	if (cfg->log_path && !(px->log = log_open(cfg->log_path, cfg->log_bodies, err, errlen)))
+		return -1;
+
+	memset(&info, 0, sizeof info);
+	info.port = cfg->listen_port;
+	info.iface = cfg->listen_host;
+	info.protocols = protocols;
+	info.user = px;
+	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	info.pt_serv_buf_size = 256 * 1024;
+	info.max_http_header_data = 8192;
+	info.timeout_secs = 10;
+	info.connect_timeout_secs = 10;
+	info.vhost_name = "cdpproxy";
+	px->ctx = lws_create_context(&info);
+	if (!px->ctx) {
+		snprintf(err, errlen, "cannot create the event loop");
+		return -1;
+	}
+	px->vhost = lws_create_vhost(px->ctx, &info);
+	if (!px->vhost) {
+		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
+			 cfg->listen_host, cfg->listen_port);
+		return -1;
+	}
+	px->port = lws_get_vhost_listen_port(px->vhost);
+	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
+	return 0;
+}
+
+void proxy_run(struct proxy *px, volatile int *stop)
+{
+	while (!*stop && lws_service(px->ctx, 0) >= 0)
+		;
+}
+
+void proxy_stop(struct proxy *px)
+{
+	/* Give open connections their close frames, then let the loop send them. */
+	conn_close_all(px);
+	for (int i = 0; i < 20 && px->conns; i++)
+		lws_service(px->ctx, 0);
+	lws_sul_cancel(&px->tick);
+	lws_context_destroy(px->ctx);
+	log_close(px->log);
+	px->log = NULL;
+	if (px->cfg.chromium)
+		launch_stop(&px->chrome);
+	stats_free(px->stats);
+}

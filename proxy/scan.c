@@ -1,0 +1,474 @@
+/* scan: finds the top-level CDP fields of one JSON message in one pass, without a tree. */
+#include "scan.h"
+
+#include <string.h>
+
+/* jansson's JSON_PARSER_MAX_DEPTH: a value nested deeper than this (the top
+ * level object is depth 1) is rejected, so we accept exactly what it accepts. */
+#define SCAN_MAX_DEPTH 2048
+
+enum field { F_NONE, F_ID, F_METHOD, F_SESSION, F_PARAMS, F_RESULT, F_ERROR, F_CODE };
+
+struct scanner {
+	const char *buf, *end;
+	struct scan_result *r;
+};
+
+#define IS_WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
+#define IS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
+/* Bytes that end a run of plain string content. */
+#define IS_SPECIAL(c) ((c) == '"' || (c) == '\\' || (unsigned char)(c) < 0x20)
+
+/* Records why and where the input is bad; returns -1 for scan_message. */
+static int reject(struct scanner *s, const char *at, const char *why)
+{
+	s->r->why = why;
+	s->r->error_at = (size_t)(at - s->buf);
+	return -1;
+}
+
+/* The same, for helpers that return where they stopped. */
+static const char *fail(struct scanner *s, const char *at, const char *why)
+{
+	reject(s, at, why);
+	return NULL;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && IS_WS(*p))
+		p++;
+	return p;
+}
+
+/* Skips whitespace up to the next token; NULL ("truncated") if there is none. */
+static const char *next_token(struct scanner *s, const char *p)
+{
+	p = skip_ws(p, s->end);
+	return p < s->end ? p : fail(s, p, "truncated");
+}
+
+static int hex_value(char c)
+{
+	if (IS_DIGIT(c))
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The code unit of the 4 hex digits at p (which must be readable), or -1. */
+static long hex4(const char *p)
+{
+	long v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value(p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	return v;
+}
+
+/* Does any of the 8 bytes at p end plain string content? Exact, branch-free
+ * "has zero byte" / "has byte < n" tests (n <= 128) on a 64-bit word. */
+static int word_special(const char *p)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t v, q, b;
+
+	memcpy(&v, p, 8);
+	q = v ^ ones * '"';
+	b = v ^ ones * '\\';
+	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs ? 1 : 0;
+}
+
+/* p is just past an opening quote. Returns the closing quote, or NULL on a
+ * bad escape, a raw control byte or the end of input. Sets *escaped if the
+ * string holds any backslash escape. */
+static const char *skip_string(struct scanner *s, const char *p, int *escaped)
+{
+	const char *end = s->end;
+
+	*escaped = 0;
+	for (;;) {
+		/* The hot loop: base64 screenshots are tens of MB of plain bytes. */
+		while (end - p >= 8 && !word_special(p))
+			p += 8;
+		while (p < end && !IS_SPECIAL(*p))
+			p++;
+		if (p == end)
+			return fail(s, end, "truncated");
+		if (*p == '"')
+			return p;
+		if (*p != '\\')
+			return fail(s, p, "control character in string");
+		*escaped = 1;
+		if (end - p < 2)
+			return fail(s, end, "truncated");
+		switch (p[1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			p += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			return fail(s, p + 1, "bad escape");
+		}
+		for (int i = 2; i < 6; i++) {
+			if (p + i == end)
+				return fail(s, end, "truncated");
+			if (hex_value(p[i]) < 0)
+				return fail(s, p + i, "bad escape");
+		}
+		p += 6;
+	}
+}
+
+/* JSON number grammar. Sets *is_int and *v when it has no fraction or
+ * exponent and fits int64 (jansson makes the others reals). */
+static const char *skip_number(struct scanner *s, const char *p, int *is_int, int64_t *v)
+{
+	const char *end = s->end;
+	uint64_t mag = 0, limit = INT64_MAX;
+	int neg = 0, overflow = 0;
+
+	if (*p == '-') {
+		neg = 1;
+		limit = (uint64_t)INT64_MAX + 1;
+		p++;
+	}
+	if (p == end)
+		return fail(s, end, "truncated");
+	if (*p == '0') {
+		if (++p < end && IS_DIGIT(*p))
+			return fail(s, p, "leading zero");
+	} else if (IS_DIGIT(*p)) {
+		for (; p < end && IS_DIGIT(*p); p++) {
+			unsigned d = (unsigned)(*p - '0');
+			if (mag > (UINT64_MAX - d) / 10)
+				overflow = 1;
+			else
+				mag = mag * 10 + d;
+		}
+	} else {
+		return fail(s, p, "bad number");
+	}
+	*is_int = !overflow && mag <= limit;
+	if (p < end && *p == '.') {
+		if (++p == end)
+			return fail(s, end, "truncated");
+		if (!IS_DIGIT(*p))
+			return fail(s, p, "bad number");
+		while (p < end && IS_DIGIT(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		if (++p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p == end)
+			return fail(s, end, "truncated");
+		if (!IS_DIGIT(*p))
+			return fail(s, p, "bad number");
+		while (p < end && IS_DIGIT(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (*is_int)
+		*v = !neg ? (int64_t)mag : mag == limit ? INT64_MIN : -(int64_t)mag;
+	return p;
+}
+
+static const char *skip_literal(struct scanner *s, const char *p)
+{
+	const char *lit = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+	size_t n = strlen(lit), avail = (size_t)(s->end - p);
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == avail)
+			return fail(s, s->end, "truncated");
+		if (p[i] != lit[i])
+			return fail(s, p + i, "bad literal");
+	}
+	return p + n;
+}
+
+static size_t utf8_encode(unsigned long cp, char *u)
+{
+	static const unsigned char lead[] = { 0, 0x00, 0xC0, 0xE0, 0xF0 };
+	size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+
+	for (size_t i = n; i-- > 1; cp >>= 6)
+		u[i] = (char)(0x80 | (cp & 0x3F));
+	u[0] = (char)(lead[n] | cp);
+	return n;
+}
+
+/* Decodes the next character of the string content at *pp (< end) into u
+ * (1..4 bytes) and advances *pp. A surrogate pair becomes one 4-byte
+ * character; a lone surrogate becomes U+FFFD. A malformed escape (never seen
+ * on scanned input) is copied through as bytes. */
+static size_t next_char(const char **pp, const char *end, char *u)
+{
+	const char *p = *pp;
+	const char *esc = "b\bf\fn\nr\rt\t\"\"\\\\//", *e;
+	long cp, lo;
+
+	*pp = p + 1;
+	u[0] = *p;
+	if (*p != '\\' || end - p < 2)
+		return 1;
+	if (p[1] != 'u') {
+		for (e = esc; *e && *e != p[1]; e += 2)
+			;
+		if (*e) {
+			u[0] = e[1];
+			*pp = p + 2;
+		}
+		return 1;
+	}
+	if (end - p < 6 || (cp = hex4(p + 2)) < 0)
+		return 1;
+	p += 6;
+	if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+	    (lo = hex4(p + 2)) >= 0xDC00 && lo < 0xE000) {
+		cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+		p += 6;
+	} else if (cp >= 0xD800 && cp < 0xE000) {
+		cp = 0xFFFD;
+	}
+	*pp = p;
+	return utf8_encode((unsigned long)cp, u);
+}
+
+/* Decodes n bytes of string content into out (up to outlen bytes, no NUL).
+ * Returns the whole decoded length. */
+static size_t decode(const char *p, size_t n, char *out, size_t outlen)
+{
+	const char *end = p + n;
+	size_t total = 0;
+	char u[4];
+
+	while (p < end) {
+		size_t k = next_char(&p, end, u);
+		for (size_t i = 0; i < k; i++, total++)
+			if (total < outlen)
+				out[total] = u[i];
+	}
+	return total;
+}
+
+/* Which field a (decoded) key names; depth 2 keys only count as "code". */
+static enum field key_field(const char *k, size_t n, int depth)
+{
+	if (depth == 2)
+		return n == 4 && !memcmp(k, "code", 4) ? F_CODE : F_NONE;
+	switch (n) {
+	case 2: return !memcmp(k, "id", 2) ? F_ID : F_NONE;
+	case 5: return !memcmp(k, "error", 5) ? F_ERROR : F_NONE;
+	case 9: return !memcmp(k, "sessionId", 9) ? F_SESSION : F_NONE;
+	case 6:
+		if (!memcmp(k, "method", 6))
+			return F_METHOD;
+		if (!memcmp(k, "params", 6))
+			return F_PARAMS;
+		return !memcmp(k, "result", 6) ? F_RESULT : F_NONE;
+	}
+	return F_NONE;
+}
+
+/* A key at depth 1 (or "code" in the top-level error object) is about to get
+ * a value: forget what an earlier duplicate of it said, so the last one wins. */
+static void reset_field(struct scan_result *r, enum field f)
+{
+	struct scan_span none = { 0, 0, 0 };
+
+	switch (f) {
+	case F_ID: r->has_id = 1; r->id_is_int = 0; r->id = 0; break;
+	case F_METHOD: memset(&r->method, 0, sizeof r->method); break;
+	case F_SESSION: memset(&r->session, 0, sizeof r->session); break;
+	case F_PARAMS: r->params = none; break;
+	case F_RESULT: r->result = none; break;
+	case F_ERROR: r->error = none; /* fall through */
+	case F_CODE: r->has_error_code = 0; r->error_code = 0; break;
+	case F_NONE: break;
+	}
+}
+
+int scan_message(const char *buf, size_t len, struct scan_result *r)
+{
+	struct scanner sc = { buf, buf + len, r }, *s = &sc;
+	const char *p = buf, *end = buf + len, *q, *value_start = buf;
+	unsigned char is_obj[SCAN_MAX_DEPTH + 1];  /* per open container */
+	int depth = 0, in_error = 0, escaped, is_int;
+	enum field field = F_NONE, sub = F_NONE;
+	int64_t num = 0;
+
+	memset(r, 0, sizeof *r);
+	if (!(p = next_token(s, p)))
+		return -1;
+	if (*p != '{')
+		return reject(s, p, "top level is not an object");
+
+value:	/* p is at (or before whitespace before) a value inside depth containers */
+	if (!(p = next_token(s, p)))
+		return -1;
+	if (depth >= SCAN_MAX_DEPTH)
+		return reject(s, p, "nested too deeply");
+	if (depth == 1)
+		value_start = p;
+	switch (*p) {
+	case '{': case '[':
+		/* The error object's own keys are looked at for "code". */
+		if (depth == 1)
+			in_error = field == F_ERROR && *p == '{';
+		is_obj[++depth] = *p == '{';
+		if (!(p = next_token(s, p + 1)))
+			return -1;
+		if (*p == (is_obj[depth] ? '}' : ']')) {
+			depth--;
+			p++;
+			goto after;
+		}
+		if (is_obj[depth])
+			goto key;
+		goto value;
+	case '"':
+		if (!(q = skip_string(s, p + 1, &escaped)))
+			return -1;
+		if (depth == 1 && (field == F_METHOD || field == F_SESSION)) {
+			struct scan_str *str = field == F_METHOD ? &r->method : &r->session;
+			str->off = (size_t)(p + 1 - buf);
+			str->len = (size_t)(q - p - 1);
+			str->present = 1;
+			str->escaped = escaped;
+		}
+		p = q + 1;
+		goto after;
+	case 't': case 'f': case 'n':
+		if (!(p = skip_literal(s, p)))
+			return -1;
+		goto after;
+	default:
+		if (*p != '-' && !IS_DIGIT(*p))
+			return reject(s, p, "expected a value");
+		if (!(p = skip_number(s, p, &is_int, &num)))
+			return -1;
+		if (depth == 1 && field == F_ID && is_int) {
+			r->id_is_int = 1;
+			r->id = num;
+		} else if (depth == 2 && in_error && sub == F_CODE && is_int) {
+			r->has_error_code = 1;
+			r->error_code = num;
+		}
+		goto after;
+	}
+
+after:	/* a value ended at p; depth containers are still open */
+	if (depth == 1 && field >= F_PARAMS && field <= F_ERROR) {
+		struct scan_span *sp = field == F_PARAMS ? &r->params :
+				       field == F_RESULT ? &r->result : &r->error;
+		sp->off = (size_t)(value_start - buf);
+		sp->len = (size_t)(p - value_start);
+		sp->present = 1;
+	}
+	if (depth == 0) {
+		p = skip_ws(p, end);
+		if (p != end)
+			return reject(s, p, "trailing data");
+		r->kind = r->has_id ? (r->method.present ? SCAN_COMMAND : SCAN_RESPONSE) :
+			  r->method.present ? SCAN_EVENT : SCAN_OTHER;
+		return 0;
+	}
+	if (!(p = next_token(s, p)))
+		return -1;
+	if (*p == ',') {
+		p++;
+		if (is_obj[depth])
+			goto key;
+		goto value;
+	}
+	if (*p != (is_obj[depth] ? '}' : ']'))
+		return reject(s, p, is_obj[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
+	depth--;
+	p++;
+	goto after;
+
+key:	/* p is at (or before whitespace before) a member's key in an object */
+	if (!(p = next_token(s, p)))
+		return -1;
+	if (*p != '"')
+		return reject(s, p, "expected a string key");
+	if (!(q = skip_string(s, p + 1, &escaped)))
+		return -1;
+	if (depth == 1 || (depth == 2 && in_error)) {
+		char k[16];
+		size_t n = (size_t)(q - p - 1);
+		enum field f = F_NONE;
+
+		/* Keys we look for are short: a longer decoded key matches none. */
+		if (!escaped)
+			f = key_field(p + 1, n, depth);
+		else if ((n = decode(p + 1, n, k, sizeof k)) < sizeof k)
+			f = key_field(k, n, depth);
+		reset_field(r, f);
+		if (depth == 1)
+			field = f;
+		else
+			sub = f;
+	}
+	if (!(p = next_token(s, q + 1)))
+		return -1;
+	if (*p != ':')
+		return reject(s, p, "expected ':'");
+	p++;
+	goto value;
+}
+
+long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)
+{
+	size_t n, k;
+
+	if (!s->present)
+		return -1;
+	n = s->escaped ? decode(buf + s->off, s->len, out, outlen) : s->len;
+	if (!s->escaped)
+		memcpy(out, buf + s->off, n < outlen ? n : outlen);
+	if (!outlen)
+		return (long)n;
+	k = n < outlen - 1 ? n : outlen - 1;
+	if (k < n) {
+		/* Cut before a character the limit split, so out stays UTF-8. */
+		size_t lead = k, need;
+		while (lead > 0 && k - lead < 3 && ((unsigned char)out[lead - 1] & 0xC0) == 0x80)
+			lead--;
+		if (lead > 0 && (unsigned char)out[lead - 1] >= 0xC0) {
+			unsigned char c = (unsigned char)out[lead - 1];
+			need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+			if (k - (lead - 1) < need)
+				k = lead - 1;
+		}
+	}
+	out[k] = '\0';
+	return (long)n;
+}
+
+int scan_str_eq(const char *buf, const struct scan_str *s, const char *lit)
+{
+	const char *p = buf + s->off, *end = p + s->len;
+	size_t n = strlen(lit), at = 0;
+	char u[4];
+
+	if (!s->present)
+		return 0;
+	if (!s->escaped)
+		return s->len == n && memcmp(p, lit, n) == 0;
+	while (p < end) {
+		size_t k = next_char(&p, end, u);
+		if (k > n - at || memcmp(u, lit + at, k) != 0)
+			return 0;
+		at += k;
+	}
+	return at == n;
+}

@@ -1,0 +1,55 @@
+/* scan: finds the top-level CDP fields of one JSON message without building a tree. */
+#ifndef CDPPROXY_SCAN_H
+#define CDPPROXY_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum scan_kind {
+	SCAN_OTHER = 0,   /* valid JSON, but neither command, response nor event */
+	SCAN_COMMAND,     /* has "id" and "method" */
+	SCAN_RESPONSE,    /* has "id", no "method" */
+	SCAN_EVENT,       /* has "method", no "id" */
+};
+
+/* A JSON string value as it stands in the message: the raw bytes between the
+ * quotes (still escaped when `escaped` is set). off/len index the scanned buffer. */
+struct scan_str {
+	size_t off, len;
+	int present, escaped;
+};
+
+/* A value's span (from its first to its last byte) in the scanned buffer. */
+struct scan_span {
+	size_t off, len;
+	int present;
+};
+
+struct scan_result {
+	enum scan_kind kind;
+	int has_id, id_is_int;    /* id present; and it is an integer (no fraction or exponent) */
+	int64_t id;
+	struct scan_str method, session;  /* top-level "method", "sessionId" (strings only) */
+	struct scan_span params, result, error;  /* top-level values of any type */
+	int has_error_code;       /* "error" is an object with an integer "code" */
+	int64_t error_code;
+	size_t error_at;          /* on failure: offset of the first bad byte */
+	const char *why;          /* on failure: a short reason ("truncated", ...) */
+};
+
+/* Scans buf[0..len) as one JSON document whose top level must be an object.
+ * Fills r and returns 0; returns -1 with r->why and r->error_at on input that
+ * is not valid JSON (structure, strings, numbers, literals; UTF-8 inside
+ * strings is not checked). A key that appears twice counts with its last value.
+ * A key is matched on its decoded form, so "met\u0068od" is "method". */
+int scan_message(const char *buf, size_t len, struct scan_result *r);
+
+/* Copies the decoded value of s (from buf) into out as a NUL-terminated UTF-8
+ * string, truncated to outlen-1 bytes. Returns the decoded length (which may be
+ * more than was copied), or -1 if s is not present. */
+long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen);
+
+/* Is s (from buf) equal to the NUL-terminated lit, comparing decoded values? */
+int scan_str_eq(const char *buf, const struct scan_str *s, const char *lit);
+
+#endif

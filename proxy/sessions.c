@@ -1,0 +1,270 @@
+/* sessions: per-connection CDP session tracking: targets, enabled domains, and
+ * commands in flight (for round-trip times). Pure: bytes and structs only. */
+#include "sessions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void session_free(void *p)
+{
+	struct session *se = p;
+
+	free(se->id);
+	free(se->target_id);
+	free(se->type);
+	free(se->url);
+	json_decref(se->enabled);
+	free(se);
+}
+
+static void pending_free(void *p)
+{
+	struct pending *pe = p;
+
+	json_decref(pe->params);
+	free(pe);
+}
+
+static struct session *session_get_or_add(struct sessions *s, const char *id, size_t idlen)
+{
+	void **slot = table_put(&s->by_id, id, idlen);
+
+	if (!*slot) {
+		struct session *se = xcalloc(1, sizeof *se);
+		se->id = xstrndup(id, idlen);
+		se->enabled = json_object();
+		*slot = se;
+	}
+	return *slot;
+}
+
+static void set_str(char **dst, const char *v)
+{
+	if (!v)
+		return;
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+void sessions_init(struct sessions *s, const char *path)
+{
+	static const struct { const char *prefix, *type; } kinds[] = {
+		{ "/devtools/page/", "page" },
+		{ "/devtools/browser", "browser" },
+	};
+	struct session *own;
+
+	table_init(&s->by_id);
+	table_init(&s->pending);
+	own = session_get_or_add(s, "", 0);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		size_t n = strlen(kinds[i].prefix);
+		if (strncmp(path, kinds[i].prefix, n))
+			continue;
+		set_str(&own->type, kinds[i].type);
+		if (path[n] == '/')
+			n++;
+		if (path[n])
+			own->target_id = xstrndup(path + n, strcspn(path + n, "?"));
+	}
+}
+
+void sessions_free(struct sessions *s)
+{
+	table_free(&s->by_id, session_free);
+	table_free(&s->pending, pending_free);
+}
+
+struct session *sessions_get(const struct sessions *s, const char *id)
+{
+	void **slot = table_get(&s->by_id, id, strlen(id));
+
+	return slot ? *slot : NULL;
+}
+
+/* The pending-table key of (sessionId, id): the decoded session id, a NUL,
+ * then the id's bytes. Returns its length. */
+static size_t pending_key(const char *buf, const struct scan_result *r, char *key, size_t keylen)
+{
+	size_t room = keylen - sizeof r->id - 1;   /* for the id and its NUL */
+	long n = 0;
+
+	if (r->session.present)
+		n = scan_str_copy(buf, &r->session, key, room);
+	if (n < 0 || (size_t)n >= room)
+		n = (long)room - 1;   /* scan_str_copy truncated it there */
+	key[n] = '\0';
+	memcpy(key + n + 1, &r->id, sizeof r->id);
+	return (size_t)n + 1 + sizeof r->id;
+}
+
+/* params of the message as a JSON object ({} when absent or not an object). */
+static json_t *params_json(const char *buf, const struct scan_span *sp)
+{
+	json_t *p = sp->present ? json_loadb(buf + sp->off, sp->len, JSON_DECODE_ANY, NULL) : NULL;
+
+	if (!json_is_object(p)) {
+		json_decref(p);
+		p = json_object();
+	}
+	return p;
+}
+
+static int method_has_suffix(const char *method, const char *suffix)
+{
+	const char *dot = strchr(method, '.');
+
+	return dot && !strcmp(dot + 1, suffix);
+}
+
+void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
+			 uint64_t now_us)
+{
+	char key[256];
+	size_t klen;
+	struct pending *pe;
+	void **slot;
+
+	if (!r->has_id || !r->id_is_int)
+		return;
+	klen = pending_key(buf, r, key, sizeof key);
+	slot = table_put(&s->pending, key, klen);
+	if (*slot)             /* a reused id: the older command will never be matched */
+		pending_free(*slot);
+	pe = xcalloc(1, sizeof *pe);
+	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
+	pe->sent_us = now_us;
+	if (method_has_suffix(pe->method, "enable") || !strcmp(pe->method, "Target.attachToTarget"))
+		pe->params = params_json(buf, &r->params);
+	*slot = pe;
+}
+
+/* Applies a successful response's effect on the sessions. */
+static void apply_response(struct sessions *s, const char *sid, const struct pending *pe,
+			   const char *buf, const struct scan_result *r)
+{
+	const char *dot = strchr(pe->method, '.');
+	struct session *se;
+
+	if (!dot)
+		return;
+	if (!strcmp(pe->method, "Target.attachToTarget")) {
+		json_t *res = params_json(buf, &r->result);
+		const char *nsid = json_string_value(json_object_get(res, "sessionId"));
+		if (nsid) {
+			se = session_get_or_add(s, nsid, strlen(nsid));
+			set_str(&se->target_id, json_string_value(json_object_get(pe->params, "targetId")));
+		}
+		json_decref(res);
+		return;
+	}
+	se = session_get_or_add(s, sid, strlen(sid));
+	if (!strcmp(dot + 1, "enable"))
+		json_object_setn(se->enabled, pe->method, (size_t)(dot - pe->method),
+				 json_incref(pe->params));
+	else if (!strcmp(dot + 1, "disable"))
+		json_object_deln(se->enabled, pe->method, (size_t)(dot - pe->method));
+}
+
+int sessions_on_response(struct sessions *s, const char *buf, size_t len,
+			 const struct scan_result *r, uint64_t now_us,
+			 char *method, size_t methodlen, uint64_t *rtt_us)
+{
+	char key[256];
+	size_t klen;
+	struct pending *pe;
+
+	(void)len;
+	if (!r->has_id || !r->id_is_int)
+		return -1;
+	klen = pending_key(buf, r, key, sizeof key);
+	pe = table_del(&s->pending, key, klen);
+	if (!pe)
+		return -1;
+	snprintf(method, methodlen, "%s", pe->method);
+	*rtt_us = now_us - pe->sent_us;
+	if (!r->error.present)
+		apply_response(s, key, pe, buf, r);
+	pending_free(pe);
+	return 0;
+}
+
+static void update_target(struct session *se, json_t *info)
+{
+	set_str(&se->target_id, json_string_value(json_object_get(info, "targetId")));
+	set_str(&se->type, json_string_value(json_object_get(info, "type")));
+	set_str(&se->url, json_string_value(json_object_get(info, "url")));
+}
+
+/* Forgets a detached session and the commands it will never answer. */
+static void session_detach(struct sessions *s, const char *sid)
+{
+	size_t n = strlen(sid), i = 0;
+	struct table_slot *ts;
+	struct session *se;
+
+	if (!n)
+		return;
+	se = table_del(&s->by_id, sid, n);
+	if (se)
+		session_free(se);
+	while ((ts = table_next(&s->pending, &i))) {
+		if (ts->klen == n + 1 + sizeof(int64_t) && !memcmp(ts->key, sid, n + 1)) {
+			pending_free(table_del(&s->pending, ts->key, ts->klen));
+			i = 0;    /* deletion shifts entries: start over */
+		}
+	}
+}
+
+void sessions_on_event(struct sessions *s, const char *buf, size_t len,
+		       const struct scan_result *r)
+{
+	static const char *const followed[] = {
+		"Target.attachedToTarget", "Target.detachedFromTarget", "Target.targetInfoChanged",
+	};
+	size_t which = 0;
+	json_t *params, *info;
+	const char *sid;
+
+	(void)len;
+	while (which < 3 && !scan_str_eq(buf, &r->method, followed[which]))
+		which++;
+	if (which == 3)
+		return;
+	params = params_json(buf, &r->params);
+	info = json_object_get(params, "targetInfo");
+	sid = json_string_value(json_object_get(params, "sessionId"));
+	if (which == 0 && sid) {
+		update_target(session_get_or_add(s, sid, strlen(sid)), info);
+	} else if (which == 1 && sid) {
+		session_detach(s, sid);
+	} else if (which == 2) {
+		const char *tid = json_string_value(json_object_get(info, "targetId"));
+		size_t i = 0;
+		struct table_slot *ts;
+		while (tid && (ts = table_next(&s->by_id, &i))) {
+			struct session *se = ts->val;
+			if (se->target_id && !strcmp(se->target_id, tid))
+				update_target(se, info);
+		}
+	}
+	json_decref(params);
+}
+
+json_t *sessions_json(const struct sessions *s)
+{
+	json_t *arr = json_array();
+	size_t i = 0;
+	struct table_slot *ts;
+
+	while ((ts = table_next(&s->by_id, &i))) {
+		struct session *se = ts->val;
+		json_array_append_new(arr, json_pack("{s:s, s:s?, s:s?, s:s?, s:O}",
+			"sessionId", se->id, "targetId", se->target_id, "type", se->type,
+			"url", se->url, "enabled", se->enabled));
+	}
+	return arr;
+}

@@ -1,0 +1,57 @@
+/* sessions: per-connection CDP session tracking: targets, enabled domains, and
+ * commands in flight (for round-trip times). Pure: bytes and structs only. */
+#ifndef CDPPROXY_SESSIONS_H
+#define CDPPROXY_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "scan.h"
+#include "table.h"
+
+struct session {
+	char *id;                /* "" is the connection's own session */
+	char *target_id, *type, *url;  /* NULL until known */
+	json_t *enabled;         /* domain -> params object it was enabled with */
+};
+
+/* A command waiting for its response. */
+struct pending {
+	char method[64];         /* truncated if longer; only used to file stats */
+	uint64_t sent_us;        /* monotonic */
+	json_t *params;          /* kept for X.enable and Target.attachToTarget only */
+};
+
+struct sessions {
+	struct table by_id;      /* session id -> struct session */
+	struct table pending;    /* session id + '\0' + int64 id -> struct pending */
+};
+
+/* path is the WebSocket path: /devtools/page/<id> makes the connection's own
+ * session a page target, /devtools/browser/<id> a browser one. */
+void sessions_init(struct sessions *s, const char *path);
+void sessions_free(struct sessions *s);
+
+/* Records a command sent to Chrome at now_us. */
+void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
+			 uint64_t now_us);
+
+/* Matches a response to its command: copies the command's method into
+ * method (size methodlen) and its round trip into *rtt_us, and applies its
+ * effect (X.enable/X.disable answered without error, Target.attachToTarget).
+ * Returns 0, or -1 when no such command is pending. */
+int sessions_on_response(struct sessions *s, const char *buf, size_t len,
+			 const struct scan_result *r, uint64_t now_us,
+			 char *method, size_t methodlen, uint64_t *rtt_us);
+
+/* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged. */
+void sessions_on_event(struct sessions *s, const char *buf, size_t len,
+		       const struct scan_result *r);
+
+struct session *sessions_get(const struct sessions *s, const char *id);
+/* [{"sessionId","targetId","type","url","enabled":{D:params}}] */
+json_t *sessions_json(const struct sessions *s);
+
+#endif

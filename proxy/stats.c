@@ -1,0 +1,311 @@
+/* stats: per-method message counters and log2 round-trip histograms. */
+#include "stats.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "util.h"
+
+#define UNMATCHED "(unmatched)"
+
+struct counts {
+	uint64_t messages[2], bytes[2];  /* indexed by enum stats_dir */
+};
+
+struct method_stats {
+	struct counts c;
+	struct hist rtt;
+};
+
+struct stats {
+	struct table methods;  /* method bytes -> struct method_stats */
+};
+
+/* One line of a printed table, or one entry of the JSON output. */
+struct row {
+	const char *name;
+	size_t len;
+	const struct counts *c;
+	const struct hist *rtt;  /* NULL for domains */
+};
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	/* Bucket 63 also takes v >= 2^63, which has no bucket of its own. */
+	int b = v ? 64 - __builtin_clzll(v) : 0;
+
+	h->bucket[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* The exclusive upper bound 2^b of bucket b; 0 for bucket 0 (v == 0), and
+ * UINT64_MAX for the last bucket, which is open-ended. */
+static uint64_t bucket_bound(int b)
+{
+	if (b == 0)
+		return 0;
+	return b < HIST_BUCKETS - 1 ? 1ull << b : UINT64_MAX;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return 0;
+	/* The rank of the q-quantile is ceil(q n); the slack keeps 0.9 * 100
+	 * from rounding up to 91. */
+	rank = (uint64_t)ceil(q * (double)h->n - 1e-9);
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->n)
+		rank = h->n;
+	for (int b = 0; b < HIST_BUCKETS; b++) {
+		seen += h->bucket[b];
+		if (seen >= rank) {
+			uint64_t bound = bucket_bound(b);
+			return bound < h->max ? bound : h->max;
+		}
+	}
+	return h->max;
+}
+
+json_t *hist_json(const struct hist *h)
+{
+	json_t *buckets = json_object();
+	char key[24];
+
+	for (int b = 0; b < HIST_BUCKETS; b++) {
+		if (!h->bucket[b])
+			continue;
+		snprintf(key, sizeof key, "%" PRIu64, bucket_bound(b));
+		json_object_set_new(buckets, key, json_integer((json_int_t)h->bucket[b]));
+	}
+	return json_pack("{s:I,s:f,s:I,s:I,s:I,s:I,s:o}",
+			 "n", (json_int_t)h->n,
+			 "mean", h->n ? (double)h->sum / (double)h->n : 0.0,
+			 "p50", (json_int_t)hist_quantile(h, 0.50),
+			 "p90", (json_int_t)hist_quantile(h, 0.90),
+			 "p99", (json_int_t)hist_quantile(h, 0.99),
+			 "max", (json_int_t)h->max,
+			 "buckets", buckets);
+}
+
+struct stats *stats_new(void)
+{
+	struct stats *st = xmalloc(sizeof *st);
+
+	table_init(&st->methods);
+	return st;
+}
+
+void stats_free(struct stats *st)
+{
+	if (!st)
+		return;
+	table_free(&st->methods, free);
+	free(st);
+}
+
+/* The record of method, created on first sight. A missing or empty method is
+ * filed under "(unmatched)". Looks up before inserting so that a method seen
+ * before costs one hash and no allocation. */
+static struct method_stats *method_get(struct stats *st, const char *method, size_t mlen)
+{
+	void **v;
+
+	if (!method || !mlen) {
+		method = UNMATCHED;
+		mlen = strlen(UNMATCHED);
+	}
+	v = table_get(&st->methods, method, mlen);
+	if (v)
+		return *v;
+	v = table_put(&st->methods, method, mlen);
+	*v = xcalloc(1, sizeof(struct method_stats));
+	return *v;
+}
+
+void stats_count(struct stats *st, const char *method, size_t mlen,
+		 enum stats_dir dir, size_t bytes)
+{
+	struct method_stats *m = method_get(st, method, mlen);
+
+	m->c.messages[dir]++;
+	m->c.bytes[dir] += bytes;
+}
+
+void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec)
+{
+	hist_add(&method_get(st, method, mlen)->rtt, usec);
+}
+
+/* Sums the methods' counts into domains (domain bytes -> struct counts). */
+static void domains_collect(const struct stats *st, struct table *domains)
+{
+	struct table_slot *s;
+
+	table_init(domains);
+	for (size_t i = 0; (s = table_next(&st->methods, &i)); ) {
+		const struct method_stats *m = s->val;
+		const char *dot = memchr(s->key, '.', s->klen);
+		size_t dlen = dot ? (size_t)(dot - s->key) : s->klen;
+		void **v = table_put(domains, s->key, dlen);
+		struct counts *d = *v ? *v : (*v = xcalloc(1, sizeof(struct counts)));
+
+		for (int dir = 0; dir < 2; dir++) {
+			d->messages[dir] += m->c.messages[dir];
+			d->bytes[dir] += m->c.bytes[dir];
+		}
+	}
+}
+
+/* Sets obj[key] = val, taking val's reference. Keys come off the wire as raw
+ * bytes: one that is not valid UTF-8 is stored with its bytes outside
+ * printable ASCII replaced by '?'. */
+static void set_raw_key(json_t *obj, const char *key, size_t klen, json_t *val)
+{
+	char *safe;
+
+	if (json_object_setn_new(obj, key, klen, json_incref(val)) == 0) {
+		json_decref(val);
+		return;
+	}
+	safe = xstrndup(key, klen);
+	for (size_t i = 0; i < klen; i++)
+		if ((unsigned char)safe[i] < 0x20 || (unsigned char)safe[i] > 0x7e)
+			safe[i] = '?';
+	json_object_setn_new(obj, safe, klen, val);
+	free(safe);
+}
+
+static json_t *counts_json(const struct counts *c)
+{
+	return json_pack("{s:[I,I],s:[I,I]}",
+			 "messages", (json_int_t)c->messages[STATS_TO_UP],
+			 (json_int_t)c->messages[STATS_TO_DOWN],
+			 "bytes", (json_int_t)c->bytes[STATS_TO_UP],
+			 (json_int_t)c->bytes[STATS_TO_DOWN]);
+}
+
+json_t *stats_json(const struct stats *st)
+{
+	json_t *methods = json_object(), *domains = json_object();
+	struct table dt;
+	struct table_slot *s;
+
+	for (size_t i = 0; (s = table_next(&st->methods, &i)); ) {
+		const struct method_stats *m = s->val;
+		json_t *o = counts_json(&m->c);
+
+		json_object_set_new(o, "rtt_us", hist_json(&m->rtt));
+		set_raw_key(methods, s->key, s->klen, o);
+	}
+	domains_collect(st, &dt);
+	for (size_t i = 0; (s = table_next(&dt, &i)); )
+		set_raw_key(domains, s->key, s->klen, counts_json(s->val));
+	table_free(&dt, free);
+	return json_pack("{s:o,s:o}", "methods", methods, "domains", domains);
+}
+
+static uint64_t row_messages(const struct row *r)
+{
+	return r->c->messages[STATS_TO_UP] + r->c->messages[STATS_TO_DOWN];
+}
+
+static uint64_t row_bytes(const struct row *r)
+{
+	return r->c->bytes[STATS_TO_UP] + r->c->bytes[STATS_TO_DOWN];
+}
+
+/* Busiest first: more messages, then more bytes, then by name. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t xm = row_messages(x), ym = row_messages(y);
+	uint64_t xb = row_bytes(x), yb = row_bytes(y);
+	int c;
+
+	if (xm != ym)
+		return xm < ym ? 1 : -1;
+	if (xb != yb)
+		return xb < yb ? 1 : -1;
+	c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The entries of t as rows sorted busiest first; *n gets their count. Values
+ * are struct method_stats when with_rtt, else struct counts. */
+static struct row *rows_sorted(const struct table *t, int with_rtt, size_t *n)
+{
+	struct row *rows = xcalloc(t->n, sizeof *rows);
+	struct table_slot *s;
+
+	*n = 0;
+	for (size_t i = 0; (s = table_next(t, &i)); ) {
+		struct row *r = &rows[(*n)++];
+		r->name = s->key;
+		r->len = s->klen;
+		if (with_rtt) {
+			const struct method_stats *m = s->val;
+			r->c = &m->c;
+			r->rtt = &m->rtt;
+		} else {
+			r->c = s->val;
+		}
+	}
+	qsort(rows, *n, sizeof *rows, row_cmp);
+	return rows;
+}
+
+static void print_rows(FILE *out, const char *title, int with_rtt,
+		       const struct row *rows, size_t n)
+{
+	int w = (int)strlen(title);
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].len > (size_t)w)
+			w = rows[i].len < 60 ? (int)rows[i].len : 60;
+	fprintf(out, "%-*s %10s %10s %12s %12s", w, title,
+		"msgs_up", "msgs_down", "bytes_up", "bytes_down");
+	if (with_rtt)
+		fprintf(out, " %10s %10s %10s %10s", "p50_us", "p90_us", "p99_us", "max_us");
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		fprintf(out, "%-*.*s %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64,
+			w, (int)(r->len < 60 ? r->len : 60), r->name,
+			r->c->messages[STATS_TO_UP], r->c->messages[STATS_TO_DOWN],
+			r->c->bytes[STATS_TO_UP], r->c->bytes[STATS_TO_DOWN]);
+		if (r->rtt && !r->rtt->n)  /* events and unanswered commands */
+			fprintf(out, " %10s %10s %10s %10s", "-", "-", "-", "-");
+		else if (r->rtt)
+			fprintf(out, " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64,
+				hist_quantile(r->rtt, 0.50), hist_quantile(r->rtt, 0.90),
+				hist_quantile(r->rtt, 0.99), r->rtt->max);
+		fputc('\n', out);
+	}
+}
+
+void stats_print(const struct stats *st, FILE *out)
+{
+	struct table dt;
+	struct row *rows;
+	size_t n;
+
+	rows = rows_sorted(&st->methods, 1, &n);
+	print_rows(out, "method", 1, rows, n);
+	free(rows);
+	fputc('\n', out);
+	domains_collect(st, &dt);
+	rows = rows_sorted(&dt, 0, &n);
+	print_rows(out, "domain", 0, rows, n);
+	free(rows);
+	table_free(&dt, free);
+}

@@ -1,0 +1,70 @@
+/* util: allocation that aborts on failure, time, and size parsing. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static void *check(void *p, size_t n)
+{
+	if (!p && n) {
+		fprintf(stderr, "cdpproxy: out of memory allocating %zu bytes\n", n);
+		abort();
+	}
+	return p;
+}
+
+void *xmalloc(size_t n) { return check(malloc(n ? n : 1), n); }
+void *xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1), n * size); }
+void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1), n); }
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static uint64_t clock_us(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t util_now_us(void) { return clock_us(CLOCK_REALTIME); }
+uint64_t util_mono_us(void) { return clock_us(CLOCK_MONOTONIC); }
+
+int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1ull << 10 }, { "kb", 1ull << 10 }, { "kib", 1ull << 10 },
+		{ "m", 1ull << 20 }, { "mb", 1ull << 20 }, { "mib", 1ull << 20 },
+		{ "g", 1ull << 30 }, { "gb", 1ull << 30 }, { "gib", 1ull << 30 },
+	};
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || *s < '0' || *s > '9') {
+		snprintf(err, errlen, "'%s' is not a size (e.g. 1048576, 64KiB, 256MiB)", s ? s : "");
+		return -1;
+	}
+	v = strtoull(s, &end, 10);
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (errno || v > UINT64_MAX / units[i].mult)
+			break;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	snprintf(err, errlen, "'%s' is not a size (e.g. 1048576, 64KiB, 256MiB)", s);
+	return -1;
+}

@@ -1,0 +1,22 @@
+/* util: allocation that aborts on failure, time, and size parsing. */
+#ifndef CDPPROXY_UTIL_H
+#define CDPPROXY_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Microseconds: wall clock since the epoch, and a monotonic clock. */
+uint64_t util_now_us(void);
+uint64_t util_mono_us(void);
+
+/* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
+ * Returns 0, or -1 with a reason in err. */
+int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+#endif

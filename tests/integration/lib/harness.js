@@ -1,0 +1,504 @@
+// Integration harness: starts Debian's Chromium, cdpproxy and a local HTTP
+// server on free loopback ports, stops every process it started by PID, and
+// gives the tests small HTTP, WebSocket and log helpers.
+//
+// CDPPROXY_DIRECT=1 skips the proxy: clients talk to Chromium straight, and
+// proxy-only assertions are skipped (for checking the client code paths).
+// CDPPROXY_BIN overrides build/cdpproxy; CHROMIUM overrides /usr/bin/chromium.
+'use strict';
+const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { createRequire } = require('node:module');
+
+const ROOT = path.resolve(__dirname, '../../..');
+const PROXY_BIN = process.env.CDPPROXY_BIN || path.join(ROOT, 'build/cdpproxy');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const DIRECT = process.env.CDPPROXY_DIRECT === '1';
+const CHROME_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
+  '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+const clientRequire = createRequire(path.join(ROOT, 'tests/clients/package.json'));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Emergency cleanup: every started process and temp dir is registered here and
+// killed/removed synchronously on exit, whatever way the test ends.
+const cleanups = new Set();
+function cleanupAllSync() {
+  for (const fn of [...cleanups].reverse()) {
+    try { fn(); } catch { /* best effort on the way out */ }
+    cleanups.delete(fn);
+  }
+}
+process.on('exit', cleanupAllSync);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => { cleanupAllSync(); process.exit(128 + os.constants.signals[sig]); });
+}
+
+// A client package from tests/clients (installed by `npm ci` there).
+function client(name) {
+  try {
+    return clientRequire(name);
+  } catch (e) {
+    throw new Error(`cannot load ${name} from tests/clients: run \`npm ci\` in tests/clients (${e.message})`);
+  }
+}
+
+function tmpdir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const rm = () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  cleanups.add(rm);
+  return { dir, remove: () => { cleanups.delete(rm); rm(); } };
+}
+
+// Polls fn until it returns a truthy value (returned) or timeout (throws).
+async function waitFor(fn, { timeout = 5000, interval = 50, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let lastErr;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) { lastErr = e; }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}${lastErr ? `: ${lastErr.message}` : ''}`);
+    }
+    await sleep(interval);
+  }
+}
+
+// --- /proc helpers -----------------------------------------------------------
+
+function procStat(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]) };
+  } catch { return null; }
+}
+
+// True if pid exists and is not a zombie (zombies hold no resources but a slot).
+function alive(pid) {
+  const st = procStat(pid);
+  return !!st && st.state !== 'Z' && st.state !== 'X';
+}
+
+function allPids() {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+}
+
+function cmdline(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { return []; }
+}
+
+// Live descendants of pid (children, grandchildren, ...).
+function descendants(pid) {
+  const stats = allPids().map(procStat).filter(Boolean);
+  const out = [];
+  let frontier = [pid];
+  while (frontier.length) {
+    const next = stats.filter((s) => frontier.includes(s.ppid) && s.state !== 'Z').map((s) => s.pid);
+    out.push(...next);
+    frontier = next;
+  }
+  return out;
+}
+
+// Live members of process group pgid.
+function groupMembers(pgid) {
+  return allPids().map(procStat).filter((s) => s && s.pgid === pgid && s.state !== 'Z').map((s) => s.pid);
+}
+
+function killQuiet(pid, sig) {
+  try { process.kill(pid, sig); return true; } catch { return false; }
+}
+
+// Waits for a ChildProcess to exit; resolves {code, signal} or null on timeout.
+function waitExit(child, timeout) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { child.off('exit', onExit); resolve(null); }, timeout);
+    function onExit(code, signal) { clearTimeout(timer); resolve({ code, signal }); }
+    child.once('exit', onExit);
+  });
+}
+
+// Keeps the last `max` bytes of a stream as text.
+function tail(stream, max = 64 * 1024) {
+  let buf = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (d) => { buf += d; if (buf.length > 2 * max) buf = buf.slice(-max); });
+  return () => buf.slice(-max);
+}
+
+// --- Chromium ----------------------------------------------------------------
+
+// Starts headless Chromium on --remote-debugging-port=0 in its own process
+// group and reads the port from <profile>/DevToolsActivePort.
+async function startChrome({ args = [], timeout = 20000 } = {}) {
+  const profile = tmpdir('cdpproxy-chrome-');
+  const child = spawn(CHROMIUM, [
+    ...CHROME_FLAGS, `--user-data-dir=${profile.dir}`, '--remote-debugging-port=0', ...args,
+  ], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const pgid = child.pid;
+  const killGroup = () => { killQuiet(-pgid, 'SIGKILL'); };
+  cleanups.add(killGroup);
+  const stderr = tail(child.stderr);
+  let exited = null;
+  child.once('exit', (code, signal) => { exited = { code, signal }; });
+
+  const portFile = path.join(profile.dir, 'DevToolsActivePort');
+  let port, browserPath;
+  try {
+    await waitFor(() => {
+      if (exited) throw new Error(`chromium exited early (${JSON.stringify(exited)}): ${stderr()}`);
+      const lines = fs.readFileSync(portFile, 'utf8').split('\n');
+      if (!/^\d+$/.test(lines[0]) || !lines[1]) return false;
+      [port, browserPath] = [Number(lines[0]), lines[1]];
+      return true;
+    }, { timeout, what: `${portFile}` });
+  } catch (e) {
+    killGroup();
+    throw e;
+  }
+
+  // SIGTERM the group, SIGKILL it after `grace`, then remove the profile.
+  async function stop({ grace = 5000 } = {}) {
+    killQuiet(-pgid, 'SIGTERM');
+    const res = await waitExit(child, grace);
+    if (!res) killQuiet(-pgid, 'SIGKILL');
+    await waitExit(child, 5000);
+    // Helpers of a dead browser exit by themselves; make sure.
+    try {
+      await waitFor(() => groupMembers(pgid).length === 0, { timeout: 3000, what: 'chromium group to exit' });
+    } catch { killQuiet(-pgid, 'SIGKILL'); }
+    cleanups.delete(killGroup);
+    profile.remove();
+    return res;
+  }
+
+  return {
+    pid: child.pid, pgid, port, profile: profile.dir, child,
+    httpURL: `http://127.0.0.1:${port}`,
+    wsURL: `ws://127.0.0.1:${port}${browserPath}`,
+    stderr, stop,
+    exited: () => exited,
+  };
+}
+
+// --- cdpproxy ----------------------------------------------------------------
+
+// Starts build/cdpproxy on 127.0.0.1:0 with a JSON-lines log and waits for its
+// "listening on http://127.0.0.1:PORT" line on stderr. Either upstreamPort
+// (an already running Chromium) or launch: true (the proxy starts Chromium).
+async function startProxy({ upstreamPort, launch = false, args = [], timeout = 20000 } = {}) {
+  if (!fs.existsSync(PROXY_BIN)) {
+    throw new Error(`${PROXY_BIN} not found: build it (make) or set CDPPROXY_DIRECT=1 to test clients against Chromium only`);
+  }
+  const dir = tmpdir('cdpproxy-test-');
+  const logPath = path.join(dir.dir, 'log.jsonl');
+  const argv = ['--listen', '127.0.0.1:0'];
+  if (launch) argv.unshift('--launch');
+  else argv.push('--upstream', `127.0.0.1:${upstreamPort}`);
+  argv.push('--log', logPath, ...args);
+
+  const child = spawn(PROXY_BIN, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pgid = child.pid;
+  let stderrAll = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d) => { stderrAll += d; if (stderrAll.length > 4 << 20) stderrAll = stderrAll.slice(-(1 << 20)); });
+  const stdout = tail(child.stdout);
+  let exited = null;
+  child.once('exit', (code, signal) => { exited = { code, signal }; });
+  const killAll = () => {
+    for (const p of descendants(child.pid)) killQuiet(p, 'SIGKILL');
+    killQuiet(-pgid, 'SIGKILL');
+  };
+  cleanups.add(killAll);
+
+  let port;
+  try {
+    port = await waitFor(() => {
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderrAll);
+      if (m) return Number(m[1]);
+      if (exited) throw new Error(`cdpproxy exited early (${JSON.stringify(exited)}): ${stderrAll}`);
+      return false;
+    }, { timeout, what: 'cdpproxy "listening on" line' });
+  } catch (e) {
+    killAll();
+    throw e;
+  }
+
+  // SIGTERM the proxy itself (not its group: it must stop what it started)
+  // and wait. Returns {code, signal, stderr, leftover: pids of descendants
+  // still alive after it exited (which are then killed)}.
+  async function stop({ grace = 10000 } = {}) {
+    const before = descendants(child.pid);
+    killQuiet(child.pid, 'SIGTERM');
+    let res = await waitExit(child, grace);
+    const timedOut = !res;
+    if (timedOut) {
+      killQuiet(child.pid, 'SIGKILL');
+      res = await waitExit(child, 5000);
+    }
+    let leftover = [];
+    try {
+      await waitFor(() => before.every((p) => !alive(p)), { timeout: 5000, what: 'proxy children to exit' });
+    } catch {
+      leftover = before.filter(alive).map((p) => ({ pid: p, cmd: cmdline(p).slice(0, 3).join(' ') }));
+    }
+    killAll();
+    cleanups.delete(killAll);
+    return { ...res, timedOut, stderr: stderrAll, stdout: stdout(), leftover };
+  }
+
+  return {
+    pid: child.pid, port, logPath, dir: dir.dir, child,
+    httpURL: `http://127.0.0.1:${port}`,
+    stderr: () => stderrAll, stop, removeDir: dir.remove,
+    exited: () => exited,
+  };
+}
+
+// --- local HTTP server -------------------------------------------------------
+
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>cdpproxy test page</title></head>
+<body><h1 id="greeting">hello from the test server</h1>
+<script>window.pageMarker = 'cdpproxy-' + (6 * 7);</script></body></html>
+`;
+
+// Serves GET / (PAGE), GET /data.json ({"source":"server"}) and POST /echo
+// (answers {bytes, sha256, header}); records every request it sees.
+function startServer() {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const url = new URL(req.url, 'http://x');
+      requests.push({ method: req.method, path: url.pathname, headers: req.headers, bytes: body.length });
+      if (req.method === 'GET' && url.pathname === '/') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(PAGE);
+      } else if (req.method === 'GET' && url.pathname === '/data.json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ source: 'server' }));
+      } else if (req.method === 'POST' && url.pathname === '/echo') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          bytes: body.length,
+          sha256: crypto.createHash('sha256').update(body).digest('hex'),
+          header: req.headers['x-cdpproxy-test'] || null,
+        }));
+      } else {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found');
+      }
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      const close = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+      resolve({ port, url: `http://127.0.0.1:${port}/`, requests, server, close });
+    });
+  });
+}
+
+// --- HTTP, log and WebSocket helpers -----------------------------------------
+
+// One HTTP request; resolves {status, headers, body (string)}.
+function httpRequest(url, { method = 'GET', headers = {}, body, timeout = 10000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false, timeout }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: timed out after ${timeout} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// GET (or opts.method) url and parse JSON; throws unless status 200.
+async function getJSON(url, opts) {
+  const res = await httpRequest(url, opts);
+  if (res.status !== 200) throw new Error(`${(opts && opts.method) || 'GET'} ${url}: status ${res.status}: ${res.body.slice(0, 200)}`);
+  try {
+    return JSON.parse(res.body);
+  } catch (e) {
+    throw new Error(`${url}: invalid JSON (${e.message}): ${res.body.slice(0, 200)}`);
+  }
+}
+
+// The log's JSON lines as objects (a partial last line is ignored: the proxy
+// may be mid-write).
+function readLog(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const last = lines.pop();
+  const out = lines.filter((l) => l.trim() !== '').map((l, i) => {
+    try { return JSON.parse(l); } catch (e) { throw new Error(`${file}:${i + 1}: ${e.message}: ${l.slice(0, 200)}`); }
+  });
+  if (last.trim() !== '') {
+    try { out.push(JSON.parse(last)); } catch { /* incomplete */ }
+  }
+  return out;
+}
+
+// Opens a raw WebSocket; resolves once open. opts go to `ws`.
+function wsConnect(url, opts = {}) {
+  const WebSocket = client('ws');
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 512 << 20, ...opts });
+    ws.once('open', () => { ws.off('error', reject); resolve(ws); });
+    ws.once('error', reject);
+  });
+}
+
+// Minimal CDP client over a raw `ws` socket: send() resolves with the whole
+// response (result or error), closed resolves {code, reason, at}.
+class RawCDP {
+  static async connect(url, opts) {
+    return new RawCDP(await wsConnect(url, opts));
+  }
+
+  constructor(ws) {
+    this.ws = ws;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.events = [];
+    this.closed = new Promise((resolve) => {
+      ws.once('close', (code, reason) => {
+        const info = { code, reason: reason.toString(), at: Date.now() };
+        for (const p of this.pending.values()) p.reject(Object.assign(new Error(`connection closed (${code} ${info.reason})`), { close: info }));
+        this.pending.clear();
+        resolve(info);
+      });
+    });
+    ws.on('error', () => { /* surfaced through close */ });
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString());
+      if (msg.id !== undefined && this.pending.has(msg.id)) {
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        p.resolve(msg);
+      } else if (msg.method) {
+        this.events.push(msg);
+      }
+    });
+  }
+
+  // Resolves the full response message; rejects if the connection closes.
+  send(method, params = {}, sessionId) {
+    const id = this.nextId++;
+    const msg = { id, method, params };
+    if (sessionId) msg.sessionId = sessionId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify(msg), (err) => { if (err) { this.pending.delete(id); reject(err); } });
+    });
+  }
+
+  // Like send() but returns result, throwing on a CDP error.
+  async call(method, params, sessionId) {
+    const r = await this.send(method, params, sessionId);
+    if (r.error) throw new Error(`${method}: CDP error ${JSON.stringify(r.error)}`);
+    return r.result;
+  }
+
+  close() {
+    this.ws.close();
+    return this.closed;
+  }
+}
+
+// The environment most tests want: Chromium, the proxy in front of it (unless
+// CDPPROXY_DIRECT=1) and the local server. `endpoint` is the http://host:port
+// clients should use. teardown() stops the proxy (returning its result) and
+// everything else.
+async function setup({ proxyArgs = [], server = true } = {}) {
+  const env = { direct: DIRECT };
+  try {
+    env.chrome = await startChrome();
+    if (server) env.server = await startServer();
+    if (!DIRECT) env.proxy = await startProxy({ upstreamPort: env.chrome.port, args: proxyArgs });
+  } catch (e) {
+    await teardownEnv(env);
+    throw e;
+  }
+  env.endpoint = DIRECT ? env.chrome.httpURL : env.proxy.httpURL;
+  env.port = DIRECT ? env.chrome.port : env.proxy.port;
+  env.stopProxy = async () => {
+    if (!env.proxy || env.proxyResult) return env.proxyResult;
+    env.proxyResult = await env.proxy.stop();
+    return env.proxyResult;
+  };
+  env.teardown = () => teardownEnv(env);
+  return env;
+}
+
+async function teardownEnv(env) {
+  if (env.proxy && !env.proxyResult) env.proxyResult = await env.proxy.stop();
+  if (env.proxy) env.proxy.removeDir();
+  if (env.server) await env.server.close();
+  if (env.chrome) await env.chrome.stop();
+  return env.proxyResult;
+}
+
+// Assertions common to every test after the proxy is stopped: exit 0 on
+// SIGTERM, nothing it started left running, and a 0600 log of valid records.
+const MESSAGE_KINDS = ['command', 'response', 'event', 'other', 'binary'];
+function checkProxyExit(assert, result, logPath) {
+  assert.ok(result, 'proxy was started');
+  assert.strictEqual(result.timedOut, false, `proxy exited within the grace period after SIGTERM; stderr:\n${result.stderr}`);
+  assert.strictEqual(result.code, 0, `proxy exit code 0 after SIGTERM (signal ${result.signal}); stderr:\n${result.stderr}`);
+  assert.deepStrictEqual(result.leftover, [], 'no process started by the proxy outlives it');
+  const mode = fs.statSync(logPath).mode & 0o777;
+  assert.strictEqual(mode.toString(8), '600', 'log file mode is 0600');
+  const records = readLog(logPath);
+  assert.ok(records.length > 0, 'log has records');
+  for (const r of records) {
+    const s = JSON.stringify(r).slice(0, 300);
+    assert.strictEqual(typeof r.t, 'number', `record has numeric t: ${s}`);
+    assert.strictEqual(typeof r.conn, 'number', `record has numeric conn: ${s}`);
+    if (r.dir !== undefined) {
+      assert.ok(r.dir === 'up' || r.dir === 'down', `dir is up|down: ${s}`);
+      assert.ok(MESSAGE_KINDS.includes(r.kind), `message kind is one of ${MESSAGE_KINDS}: ${s}`);
+      assert.strictEqual(typeof r.bytes, 'number', `message record has bytes: ${s}`);
+    } else if (r.kind === 'open') {
+      assert.strictEqual(typeof r.path, 'string', `open record has a path: ${s}`);
+    } else if (r.kind === 'close') {
+      assert.strictEqual(typeof r.code, 'number', `close record has a code: ${s}`);
+      assert.ok(['client', 'upstream', 'proxy'].includes(r.by), `close record's by is client|upstream|proxy: ${s}`);
+    }
+  }
+  return records;
+}
+
+function sha256(data) {
+  return crypto.createHash('sha256').update(data).digest('hex');
+}
+
+module.exports = {
+  ROOT, PROXY_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
+  client, tmpdir, sleep, waitFor,
+  procStat, alive, descendants, groupMembers, cmdline, allPids,
+  startChrome, startProxy, startServer, setup,
+  httpRequest, getJSON, readLog, wsConnect, RawCDP,
+  checkProxyExit, sha256,
+};

@@ -1,0 +1,68 @@
+// node:test reporter that prints TAP prove can parse: failure details as
+// "# " comments instead of the YAML blocks of Node's own TAP reporter, whose
+// "|-" scalars make prove's YAMLish reader give up ("No plan found").
+'use strict';
+const util = require('node:util');
+
+function indent(nesting) {
+  return '    '.repeat(nesting);
+}
+
+function comment(nesting, text) {
+  return String(text)
+    .split('\n')
+    .map((l) => `${indent(nesting)}# ${l}`.trimEnd())
+    .join('\n') + '\n';
+}
+
+// The error a test failed with: node:test wraps it in ERR_TEST_FAILURE.
+function describeError(err) {
+  if (!err) return 'failed (no error object)';
+  const inner = err.code === 'ERR_TEST_FAILURE' && err.cause ? err.cause : err;
+  if (inner instanceof Error) {
+    const stack = (inner.stack || String(inner))
+      .split('\n')
+      .filter((l) => !/\(node:internal\//.test(l) && !/^\s+at node:internal\//.test(l));
+    let text = stack.join('\n');
+    if (inner.cause) text += `\ncause: ${util.inspect(inner.cause, { depth: 3 })}`;
+    return text;
+  }
+  return util.inspect(inner, { depth: 4 });
+}
+
+function directive(data) {
+  if (data.skip !== undefined) return ` # SKIP${typeof data.skip === 'string' ? ' ' + data.skip : ''}`;
+  if (data.todo !== undefined) return ` # TODO${typeof data.todo === 'string' ? ' ' + data.todo : ''}`;
+  return '';
+}
+
+function name(data) {
+  return String(data.name).replace(/#/g, '\\#').replace(/\n/g, ' ');
+}
+
+module.exports = async function* tapReporter(source) {
+  yield 'TAP version 13\n';
+  for await (const { type, data } of source) {
+    switch (type) {
+      case 'test:pass':
+        yield `${indent(data.nesting)}ok ${data.testNumber} - ${name(data)}${directive(data)}\n`;
+        break;
+      case 'test:fail':
+        yield `${indent(data.nesting)}not ok ${data.testNumber} - ${name(data)}${directive(data)}\n`;
+        yield comment(data.nesting + 1, describeError(data.details && data.details.error));
+        break;
+      case 'test:plan':
+        yield `${indent(data.nesting)}1..${data.count}\n`;
+        break;
+      case 'test:diagnostic':
+        yield comment(data.nesting, data.message);
+        break;
+      case 'test:stdout':
+      case 'test:stderr':
+        yield comment(data.nesting || 0, String(data.message).replace(/\n$/, ''));
+        break;
+      default:
+        break;
+    }
+  }
+};

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs what building and testing cdpproxy needs, and only what is missing:
+# Debian packages with apt-get (as root; otherwise prints the command and
+# stops) and the npm client packages from tests/clients' lock file.
+set -eu
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev
+      chromium perl jq curl ca-certificates"
+command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+        missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    cmd="apt-get update && apt-get install -y --no-install-recommends$missing"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "deps: missing Debian packages:$missing" >&2
+        echo "deps: run as root: $cmd" >&2
+        exit 1
+    fi
+    echo "deps: installing$missing" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+
+# npm ci only when the installed tree is older than the lock file.
+lock=tests/clients/package-lock.json
+stamp=tests/clients/node_modules/.package-lock.json
+if [ -f "$lock" ] && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; }; then
+    echo "deps: npm ci in tests/clients" >&2
+    (cd tests/clients && npm ci --no-audit --no-fund --loglevel=error) >&2
+fi
+exit 0
