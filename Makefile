@@ -14,7 +14,9 @@ B       := build
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
 LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
-TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c))
+# A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
+TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
+           $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
 
 .PHONY: all deps test report unit clean asan
 all: $(B)/cdpproxy $(UNIT) $(TOOLS)
@@ -36,6 +38,10 @@ $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
+
+.SECONDEXPANSION:
+$(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(B)/libcdpproxy.a $(LDLIBS)
 
 deps:
 	@tools/deps.sh

@@ -3,50 +3,23 @@
  * through byte-bounded queues. */
 #include <string.h>
 
-#include "proxy.h"
-#include "scan.h"
-#include "sessions.h"
+#include "conn.h"
 #include "util.h"
-
-enum side { DOWN, UP };
 
 #define WRITE_CHUNK (256 * 1024)  /* bytes per frame when a message is split */
 
-struct msg {
-	struct msg *next;
-	size_t len, sent, cap;        /* cap: room while reassembling */
-	int binary;
-	unsigned char *buf;           /* LWS_PRE headroom, then the message */
-};
+const char *const side_name[2] = { "client", "upstream" };
 
-struct queue {
-	struct msg *head, *tail;
-	size_t bytes;
-};
+struct msg *msg_new(size_t len)
+{
+	struct msg *m = xcalloc(1, sizeof *m);
 
-struct conn {
-	struct conn *next;
-	struct proxy *px;
-	uint64_t id;
-	char *path;
-	struct lws *wsi[2];
-	int gone[2];                  /* that side's wsi is closed or never came */
-	struct queue out[2];          /* out[s]: waiting to be written to side s */
-	struct msg *rx[2];            /* being reassembled from side s */
-	int paused[2];                /* reading side s is paused for backpressure */
-	int closing[2];               /* close side s once out[s] is written */
-	uint16_t close_code[2];       /* ... with this code and reason */
-	char close_reason[2][124];
-	int peer_closed[2];           /* side s sent its close frame: */
-	uint16_t peer_code[2];        /* ... with this code and reason */
-	char peer_reason[2][124];
-	struct sessions sessions;
-	uint64_t opened_us;
-};
+	m->buf = xmalloc(LWS_PRE + len);
+	m->cap = len;
+	return m;
+}
 
-static const char *const side_name[2] = { "client", "upstream" };
-
-static void msg_free(struct msg *m)
+void msg_free(struct msg *m)
 {
 	free(m->buf);
 	free(m);
@@ -65,7 +38,7 @@ static void queue_clear(struct queue *q)
 
 /* Asks for side s to be closed with code and reason once what is queued for
  * it has been written. The first reason given wins. */
-static void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason)
+void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason)
 {
 	if (c->gone[s] || c->closing[s])
 		return;
@@ -90,6 +63,8 @@ static void conn_free(struct conn *c)
 			msg_free(c->rx[s]);
 	}
 	sessions_free(&c->sessions);
+	lws_sul_cancel(&c->hold[DOWN].sul);
+	lws_sul_cancel(&c->hold[UP].sul);
 	free(c->path);
 	free(c);
 }
@@ -133,73 +108,11 @@ static void resume_if_drained(struct conn *c, enum side s)
 	}
 }
 
-static const char *kind_name(const struct scan_result *r)
+void conn_enqueue(struct conn *c, enum side to, struct msg *m)
 {
-	static const char *const names[] = { "other", "command", "response", "event" };
-
-	return names[r->kind];
-}
-
-/* Scans, tracks, counts and logs one complete message from side `from`. */
-static void conn_observe(struct conn *c, enum side from, struct msg *m)
-{
-	struct proxy *px = c->px;
-	const char *buf = (const char *)m->buf + LWS_PRE;
-	struct scan_result r;
-	struct log_rec rec = { .conn = c->id, .dir = from == DOWN ? "up" : "down",
-			       .bytes = m->len, .body = buf, .body_len = m->len };
-	char method[128] = "", session[128] = "";
-	uint64_t now = util_mono_us();
-	enum stats_dir dir = from == DOWN ? STATS_TO_UP : STATS_TO_DOWN;
-
-	if (m->binary) {
-		rec.kind = "binary";
-		stats_count(px->stats, "(binary)", 8, dir, m->len);
-	} else if (scan_message(buf, m->len, &r) < 0) {
-		rec.kind = "invalid";
-		stats_count(px->stats, "(invalid)", 9, dir, m->len);
-	} else {
-		rec.kind = kind_name(&r);
-		rec.has_id = r.has_id && r.id_is_int;
-		rec.id = r.id;
-		if (r.method.present)
-			scan_str_copy(buf, &r.method, method, sizeof method);
-		if (r.session.present && scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
-			rec.session = session;
-			rec.session_len = strlen(session);
-		}
-		if (r.kind == SCAN_COMMAND && from == DOWN) {
-			sessions_on_command(&c->sessions, buf, &r, now);
-		} else if (r.kind == SCAN_RESPONSE && from == UP) {
-			if (sessions_on_response(&c->sessions, buf, m->len, &r, now, method,
-						 sizeof method, &rec.rtt_us) == 0) {
-				rec.has_rtt = 1;
-				stats_rtt(px->stats, method, strlen(method), rec.rtt_us);
-			} else {
-				snprintf(method, sizeof method, "(unmatched)");
-			}
-		} else if (r.kind == SCAN_EVENT && from == UP) {
-			sessions_on_event(&c->sessions, buf, m->len, &r);
-		}
-		rec.has_error = r.has_error_code;
-		rec.error = r.error_code;
-		if (*method) {
-			rec.method = method;
-			rec.method_len = strlen(method);
-		}
-		stats_count(px->stats, *method ? method : "(other)", *method ? strlen(method) : 7,
-			    dir, m->len);
-	}
-	if (px->log)
-		log_message(px->log, &rec);
-}
-
-static void conn_forward(struct conn *c, enum side from, struct msg *m)
-{
-	enum side to = !from;
 	struct queue *q = &c->out[to];
+	enum side from = !to;
 
-	conn_observe(c, from, m);
 	if (c->gone[to] || c->closing[to]) {  /* nobody left to deliver it to */
 		msg_free(m);
 		return;
@@ -213,7 +126,7 @@ static void conn_forward(struct conn *c, enum side from, struct msg *m)
 	q->bytes += m->len;
 	if (c->wsi[to])
 		lws_callback_on_writable(c->wsi[to]);
-	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from]) {
+	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from] && c->wsi[from]) {
 		c->paused[from] = 1;
 		lws_rx_flow_control(c->wsi[from], 0);
 	}
@@ -227,28 +140,36 @@ static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void
 	/* Chrome sends each message as one frame, so its size is known at once. */
 	size_t need = (m ? m->len : 0) + len + lws_remaining_packet_payload(wsi);
 
-	if (need > max) {
-		char reason[100];
-		snprintf(reason, sizeof reason, "message over --max-message (%llu bytes)",
-			 (unsigned long long)max);
+	if (need > max && !c->discarding[s]) {
 		if (c->px->log)
-			log_event(c->px->log, c->id, "too_large", json_pack("{s:s, s:I}",
-				  "from", side_name[s], "bytes_at_least", (json_int_t)need));
+			log_event(c->px->log, c->id, "too_large", json_pack("{s:s, s:I, s:I}",
+				  "from", side_name[s], "bytes_at_least", (json_int_t)need,
+				  "max", (json_int_t)max));
 		if (m)
 			msg_free(m);
 		c->rx[s] = NULL;
+		c->discarding[s] = 1;
+	}
+	/* The rest of a message over --max-message is read and thrown away, and
+	 * the connection closed once it is all in: closing while the peer still
+	 * writes would reset its socket, and it would see 1006, not 1009. */
+	if (c->discarding[s]) {
+		char reason[100];
+		if (!lws_is_final_fragment(wsi))
+			return 0;
+		c->discarding[s] = 0;
+		snprintf(reason, sizeof reason, "message over --max-message (%llu bytes)",
+			 (unsigned long long)max);
 		conn_close_side(c, s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, reason);
 		conn_close_side(c, !s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, reason);
-		lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-				 (unsigned char *)reason, strlen(reason));
-		return -1;
+		return 0;
 	}
 	if (!m) {
-		m = c->rx[s] = xcalloc(1, sizeof *m);
+		m = c->rx[s] = msg_new(need);
 		m->binary = lws_frame_is_binary(wsi);
 	}
-	if (need > m->cap) {   /* first frame, or another frame of a fragmented message */
-		m->cap = m->cap ? (need * 2 < max ? need * 2 : max) : need;
+	if (need > m->cap) {   /* another frame of a fragmented message */
+		m->cap = need * 2 < max ? need * 2 : max;
 		m->buf = xrealloc(m->buf, LWS_PRE + m->cap);
 	}
 	memcpy(m->buf + LWS_PRE + m->len, in, len);
@@ -256,8 +177,17 @@ static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void
 	if (!lws_is_final_fragment(wsi))
 		return 0;
 	c->rx[s] = NULL;
-	conn_forward(c, s, m);
+	route_message(c, s, m);
 	return 0;
+}
+
+/* A delayed message's time has come: write again. */
+static void conn_hold_over(lws_sorted_usec_list_t *sul)
+{
+	struct conn_hold *h = lws_container_of(sul, struct conn_hold, sul);
+
+	if (h->c->wsi[h->side])
+		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
 /* Writes what is queued for side s, as much as the socket takes. Returns -1
@@ -269,7 +199,15 @@ static int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	while (q->head) {
 		struct msg *m = q->head;
 		size_t n = m->len - m->sent;
+		uint64_t now;
 		int flags;
+
+		/* A delayed message holds back everything queued after it. */
+		if (m->not_before_us && (now = util_mono_us()) < m->not_before_us) {
+			lws_sul_schedule(c->px->ctx, 0, &c->hold[s].sul, conn_hold_over,
+					 (lws_usec_t)(m->not_before_us - now));
+			return 0;
+		}
 
 		if (n > WRITE_CHUNK)
 			n = WRITE_CHUNK;
@@ -333,6 +271,11 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 		snprintf(path + strlen(path), sizeof path - strlen(path), "?%s", args);
 	c->px = px;
 	c->id = ++px->next_conn_id;
+	c->next_proxy_id = PROXY_ID_BASE;
+	for (int s = DOWN; s <= UP; s++) {
+		c->hold[s].c = c;
+		c->hold[s].side = (enum side)s;
+	}
 	c->path = xstrdup(path);
 	c->wsi[DOWN] = wsi;
 	c->opened_us = util_now_us();
@@ -358,6 +301,8 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 	i.pwsi = &c->wsi[UP];
 	if (!lws_client_connect_via_info(&i) && !c->gone[UP])
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
+	else
+		route_opened(c);
 	return c;
 }
 

@@ -7,6 +7,7 @@
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
+#define ADMIN_BODY_MAX (1024 * 1024)
 
 /* One answer for one request. The downstream wsi owns it; while the upstream
  * request is under way both point at it, and whichever ends last frees it. */
@@ -19,6 +20,9 @@ struct http_reply {
 	unsigned char *buf;          /* LWS_PRE headroom, then the body */
 	size_t len, cap, off;
 	int ready, headers_sent;
+	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
+	char *req_body;
+	size_t req_len;
 };
 
 static void reply_append(struct http_reply *r, const void *data, size_t n)
@@ -33,6 +37,7 @@ static void reply_append(struct http_reply *r, const void *data, size_t n)
 
 static void reply_free(struct http_reply *r)
 {
+	free(r->req_body);
 	free(r->buf);
 	free(r);
 }
@@ -64,6 +69,13 @@ static void reply_json(struct http_reply *r, int status, json_t *body)
 	json_decref(body);
 }
 
+static json_t *admin_policy(struct proxy *px)
+{
+	return json_pack("{s:s, s:I, s:I, s:o}", "name", px->policy->name,
+			 "gen", (json_int_t)px->policy_gen, "since_us",
+			 (json_int_t)px->policy_since_us, "policy", policy_json(px->policy));
+}
+
 static json_t *admin_stats(struct proxy *px)
 {
 	json_t *st = conn_list_json(px);
@@ -71,15 +83,55 @@ static json_t *admin_stats(struct proxy *px)
 	json_object_update_new(st, stats_json(px->stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
 	json_object_set_new(st, "upstream", json_string(px->upstream));
+	json_object_set_new(st, "policy", admin_policy(px));
 	return st;
 }
 
-static void admin(struct proxy *px, struct http_reply *r, const char *method, const char *path)
+/* PUT /proxy/policy: the body is a policy document, or {"name": N} for the
+ * file N.json in the policy directory. */
+static void admin_put_policy(struct proxy *px, struct http_reply *r)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(r->req_body ? r->req_body : "", r->req_len, 0, &je);
+	const char *name = json_string_value(json_object_get(doc, "name"));
+	struct policy *p;
+	char err[512];
+
+	if (!doc) {
+		snprintf(err, sizeof err, "body is not JSON: line %d column %d: %s",
+			 je.line, je.column, je.text);
+		reply_json(r, 400, json_pack("{s:s}", "error", err));
+		return;
+	}
+	if (name && json_object_size(doc) == 1)
+		p = proxy_policy_by_name(px, name, err, sizeof err);
+	else
+		p = policy_parse(doc, "put", "PUT /proxy/policy", err, sizeof err);
+	json_decref(doc);
+	if (!p) {
+		reply_json(r, 400, json_pack("{s:s}", "error", err));
+		return;
+	}
+	proxy_set_policy(px, p, "PUT");
+	reply_json(r, 200, admin_policy(px));
+}
+
+static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
+		  const char *path)
 {
 	if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
+	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
+		reply_json(r, 200, admin_policy(px));
+	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT") &&
+		 lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
+		reply_json(r, 400, json_pack("{s:s}", "error", "PUT /proxy/policy needs a body: "
+					     "a policy, or {\"name\": \"no-network\"}"));
+	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT"))
+		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
-		reply_json(r, 404, json_pack("{s:s}", "error", "no such endpoint; try GET /proxy/stats"));
+		reply_json(r, 404, json_pack("{s:s}", "error", "no such endpoint: GET /proxy/stats, "
+					     "GET /proxy/policy and PUT /proxy/policy are"));
 }
 
 /* Sends the request on to Chrome; the answer comes back in http_up_callback. */
@@ -122,6 +174,27 @@ static const char *request_method(struct lws *wsi)
 	return "GET";
 }
 
+int http_check_access(struct proxy *px, struct lws *wsi)
+{
+	char host[300] = "", origin[300] = "", why[400];
+
+	lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
+	lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
+	if (!access_host_ok(host, &px->cfg.allow_hosts))
+		snprintf(why, sizeof why, "Host header '%s' is not an IP address or localhost "
+			 "(allow it with --allow-host)", host);
+	else if (!access_origin_ok(origin, &px->cfg.allow_origins))
+		snprintf(why, sizeof why, "Origin '%s' is not allowed (allow it with --allow-origin)",
+			 origin);
+	else
+		return 0;
+	if (px->log)
+		log_event(px->log, 0, "refused", json_pack("{s:s, s:s, s:s, s:i}", "host", host,
+			  "origin", origin, "reason", why, "status", 403));
+	lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, why);
+	return 1;
+}
+
 static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const char *uri)
 {
 	struct http_reply *r = xcalloc(1, sizeof *r);
@@ -134,7 +207,7 @@ static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const 
 	if (lws_hdr_copy(wsi, r->host, sizeof r->host, WSI_TOKEN_HOST) <= 0)
 		snprintf(r->host, sizeof r->host, "%s:%d", px->cfg.listen_host, px->port);
 	if (!strncmp(uri, "/proxy/", 7) || !strcmp(uri, "/proxy")) {
-		admin(px, r, method, uri);
+		admin(px, r, wsi, method, uri);
 		return 0;
 	}
 	snprintf(full, sizeof full, "%s", uri);
@@ -197,9 +270,29 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	switch (reason) {
 	case LWS_CALLBACK_HTTP:
 		reply_release_down(pss);   /* the previous request on a kept-alive connection */
+		if (http_check_access(px, wsi))
+			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		return on_request(px, pss, wsi, in);
+	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+		return http_check_access(px, wsi);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		return on_writeable(pss->reply, wsi);
+	case LWS_CALLBACK_HTTP_BODY:
+		if (pss->reply && pss->reply->want_body) {
+			struct http_reply *r = pss->reply;
+			if (r->req_len + len > ADMIN_BODY_MAX)
+				return -1;
+			r->req_body = xrealloc(r->req_body, r->req_len + len + 1);
+			memcpy(r->req_body + r->req_len, in, len);
+			r->req_len += len;
+		}
+		return 0;
+	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+		if (pss->reply && pss->reply->want_body) {
+			pss->reply->want_body = 0;
+			admin_put_policy(px, pss->reply);
+		}
+		return 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
 		reply_release_down(pss);
 		return 0;

@@ -22,7 +22,6 @@
 static const char *const base_flags[] = {
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
-	"--remote-debugging-port=0",
 };
 #define N_BASE (sizeof base_flags / sizeof base_flags[0])
 
@@ -64,10 +63,11 @@ static int read_port(const char *profile)
 	return port;
 }
 
-static pid_t spawn(const char *path, const char *profile, char **extra, int nextra)
+static pid_t spawn(const struct launch_opts *o, const char *profile)
 {
 	char dirflag[4200], logpath[4200];
-	const char **argv = xcalloc(N_BASE + (size_t)nextra + 3, sizeof *argv);
+	const char *path = o->path;
+	const char **argv = xcalloc(N_BASE + (size_t)o->nextra + 5, sizeof *argv);
 	size_t n = 0;
 	pid_t pid;
 
@@ -76,9 +76,13 @@ static pid_t spawn(const char *path, const char *profile, char **extra, int next
 	argv[n++] = path;
 	for (size_t i = 0; i < N_BASE; i++)
 		argv[n++] = base_flags[i];
+	if (!o->no_debugging)
+		argv[n++] = "--remote-debugging-port=0";
 	argv[n++] = dirflag;
-	for (int i = 0; i < nextra; i++)
-		argv[n++] = extra[i];
+	for (int i = 0; i < o->nextra; i++)
+		argv[n++] = o->extra[i];
+	if (o->url)
+		argv[n++] = o->url;
 	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
@@ -119,7 +123,15 @@ static void last_log_line(const char *profile, char *out, size_t outlen)
 int launch_start(struct launch *l, const char *path, char **extra, int nextra,
 		 char *err, size_t errlen)
 {
+	struct launch_opts o = { path, extra, nextra, 0, NULL };
+
+	return launch_start_opts(l, &o, err, errlen);
+}
+
+int launch_start_opts(struct launch *l, const struct launch_opts *o, char *err, size_t errlen)
+{
 	char tmpl[] = "/tmp/cdpproxy-chromium-XXXXXX";
+	const char *path = o->path;
 	int status;
 
 	launch_stop(l);
@@ -133,13 +145,15 @@ int launch_start(struct launch *l, const char *path, char **extra, int nextra,
 		return -1;
 	}
 	l->profile = xstrdup(tmpl);
-	l->pid = spawn(path, l->profile, extra, nextra);
+	l->pid = spawn(o, l->profile);
 	if (l->pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		l->pid = 0;
 		launch_stop(l);
 		return -1;
 	}
+	if (o->no_debugging)
+		return 0;   /* no port to wait for; launch_alive tells if it died */
 	for (int waited = 0; waited < LAUNCH_WAIT_MS; waited += 20) {
 		if ((l->port = read_port(l->profile)) > 0)
 			return 0;

@@ -15,6 +15,20 @@ struct launch {
  * DevToolsActivePort. 0, or -1 with a reason in err. */
 int launch_start(struct launch *l, const char *path, char **extra, int nextra,
 		 char *err, size_t errlen);
+
+/* What launch_start_opts starts. */
+struct launch_opts {
+	const char *path;         /* the browser */
+	char **extra;             /* more flags, after the base ones */
+	int nextra;
+	int no_debugging;         /* no --remote-debugging-port at all: returns once started */
+	const char *url;          /* opened at start (last argument), or NULL */
+};
+
+/* launch_start with a choice of remote debugging and a start URL: the honest
+ * no-debugger baseline is Chromium with no debugging port, opening the page.
+ * With no_debugging, l->port stays 0. 0, or -1 with a reason in err. */
+int launch_start_opts(struct launch *l, const struct launch_opts *o, char *err, size_t errlen);
 /* Is it still running? Reaps it (and reports how it ended in err) if not. */
 int launch_alive(struct launch *l, char *err, size_t errlen);
 /* Stops the browser's process group (TERM, then KILL) and removes the profile. */

@@ -19,6 +19,7 @@
 struct log {
 	int fd;
 	size_t body_max;
+	uint64_t gen;
 	char *buf;
 	size_t len, cap;
 };
@@ -75,7 +76,40 @@ static void putf(struct log *lg, const char *fmt, ...)
 	lg->len += (size_t)n;  /* callers format numbers and short names: fits in 256 */
 }
 
-/* Appends s as a JSON string, escaping quotes, backslashes and control bytes. */
+/* The length of the valid UTF-8 sequence at s[0..n) (n > 0), or 0 for a bad
+ * one: overlong forms, surrogates and code points past U+10FFFF are bad, as
+ * they are to JSON parsers. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Appends s as a JSON string, escaping quotes, backslashes and control bytes.
+ * Bytes off the wire need not be UTF-8 (binary frames, raw bytes inside a
+ * string): each byte of a bad sequence becomes U+FFFD so the line stays JSON. */
 static void put_json_str(struct log *lg, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -94,8 +128,18 @@ static void put_json_str(struct log *lg, const char *s, size_t n)
 			o[4] = hex[c >> 4];
 			o[5] = hex[c & 15];
 			o += 6;
-		} else {
+		} else if (c < 0x80) {
 			*o++ = (char)c;
+		} else {
+			size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+			if (k) {
+				memcpy(o, s + i, k);
+				o += k;
+				i += k - 1;
+			} else {
+				memcpy(o, "\\ufffd", 6);
+				o += 6;
+			}
 		}
 	}
 	*o++ = '"';
@@ -105,17 +149,19 @@ static void put_json_str(struct log *lg, const char *s, size_t n)
 /* The longest prefix of s no longer than max that does not split a UTF-8 sequence. */
 static size_t utf8_cut(const char *s, size_t n, size_t max)
 {
+	/* A sequence is at most 4 bytes: back up at most 3, so a binary body of
+	 * stray continuation bytes is not cut to nothing. */
 	if (n <= max)
 		return n;
-	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+	for (int k = 0; k < 3 && max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80; k++)
 		max--;
 	return max;
 }
 
 void log_message(struct log *lg, const struct log_rec *r)
 {
-	putf(lg, "{\"t\":%" PRIu64 ",\"conn\":%" PRIu64 ",\"dir\":\"%s\",\"kind\":\"%s\"",
-	     util_now_us(), r->conn, r->dir, r->kind);
+	putf(lg, "{\"t\":%" PRIu64 ",\"gen\":%" PRIu64 ",\"conn\":%" PRIu64
+	     ",\"dir\":\"%s\",\"kind\":\"%s\"", util_now_us(), lg->gen, r->conn, r->dir, r->kind);
 	if (r->has_id)
 		putf(lg, ",\"id\":%" PRId64, r->id);
 	if (r->method) {
@@ -131,6 +177,10 @@ void log_message(struct log *lg, const struct log_rec *r)
 		putf(lg, ",\"rtt_us\":%" PRIu64, r->rtt_us);
 	if (r->has_error)
 		putf(lg, ",\"error\":%" PRId64, r->error);
+	if (r->action)
+		putf(lg, ",\"action\":\"%s\"", r->action);
+	if (r->by_proxy)
+		put(lg, ",\"by\":\"proxy\"", 13);
 	if (lg->body_max && r->body) {
 		size_t n = utf8_cut(r->body, r->body_len, lg->body_max);
 		put(lg, ",\"body\":", 8);
@@ -145,8 +195,8 @@ void log_message(struct log *lg, const struct log_rec *r)
 
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 {
-	json_t *rec = json_pack("{s:I, s:I, s:s}", "t", (json_int_t)util_now_us(),
-				"conn", (json_int_t)conn, "kind", kind);
+	json_t *rec = json_pack("{s:I, s:I, s:I, s:s}", "t", (json_int_t)util_now_us(),
+				"gen", (json_int_t)lg->gen, "conn", (json_int_t)conn, "kind", kind);
 	char *line;
 
 	json_object_update(rec, fields);
@@ -158,6 +208,11 @@ void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 	json_decref(rec);
 	if (lg->len >= LOG_FLUSH_AT)
 		log_flush(lg);
+}
+
+void log_set_gen(struct log *lg, uint64_t gen)
+{
+	lg->gen = gen;
 }
 
 void log_flush(struct log *lg)

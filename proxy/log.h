@@ -21,6 +21,8 @@ struct log_rec {
 	int has_rtt, has_error;
 	uint64_t rtt_us;
 	int64_t error;
+	const char *action;       /* the policy action applied, when a rule matched */
+	int by_proxy;             /* the proxy wrote this message itself */
 	const char *body;         /* the message, logged only with --log-bodies */
 	size_t body_len;
 };
@@ -33,6 +35,8 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 void log_message(struct log *lg, const struct log_rec *rec);
 /* A record of its own: {"t","conn","kind", ...fields}; steals fields. */
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
+/* Every record from now on carries "gen": the policy generation. */
+void log_set_gen(struct log *lg, uint64_t gen);
 /* Writes out what is buffered. */
 void log_flush(struct log *lg);
 /* Flushes, closes and frees; NULL is fine. */

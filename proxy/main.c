@@ -13,7 +13,7 @@
 
 #define CDPPROXY_VERSION "0.1.0"
 
-static volatile int stop;
+static volatile int stop, reload;
 static struct proxy px;
 
 static void usage(FILE *out)
@@ -32,6 +32,16 @@ static void usage(FILE *out)
 	      "                         connection with 1009 (default 256MiB)\n"
 	      "  --queue-bytes SIZE     bytes queued per direction before the proxy stops\n"
 	      "                         reading the faster side (default 16MiB)\n"
+	      "  --policy FILE          filter CDP by this policy (policies/README.md); SIGHUP\n"
+	      "                         reloads it, PUT /proxy/policy replaces it\n"
+	      "  --policy-dir DIR       where PUT /proxy/policy {\"name\":N} finds N.json\n"
+	      "                         (default: the --policy file's directory, else the\n"
+	      "                         policies/ directory next to build/)\n"
+	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not)\n"
+	      "  --allow-host NAME      also accept this Host header name (IP addresses and\n"
+	      "                         localhost always are); repeatable\n"
+	      "  --allow-origin ORIGIN  accept requests from web pages of this Origin ('*': any);\n"
+	      "                         requests without Origin (automation clients) always are\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
 	      "  --help                 this text\n"
 	      "  --version              the version\n"
@@ -41,10 +51,35 @@ static void usage(FILE *out)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGHUP)
+		reload = 1;
+	else
+		stop = 1;
 	if (px.ctx)
 		lws_cancel_service(px.ctx);
+}
+
+/* SIGHUP: load the --policy file again and switch to it; a bad file keeps
+ * the running policy. */
+static void on_wake(struct proxy *p)
+{
+	char err[512];
+	struct policy *pol;
+
+	if (!reload)
+		return;
+	reload = 0;
+	if (!p->cfg.policy_path) {
+		fprintf(stderr, "cdpproxy: SIGHUP: no --policy file to reload\n");
+		return;
+	}
+	if (!(pol = policy_load(p->cfg.policy_path, err, sizeof err))) {
+		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->policy->name);
+		return;
+	}
+	proxy_set_policy(p, pol, "SIGHUP");
+	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
+		(unsigned long long)p->policy_gen);
 }
 
 /* Splits HOST:PORT. Returns 0, or -1 with a reason. */
@@ -95,8 +130,55 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 	return ok ? 0 : -1;
 }
 
+/* Where PUT /proxy/policy {"name"} looks: beside the --policy file, else
+ * the policies/ directory of the tree this binary was built in. */
+static const char *default_policy_dir(const char *policy_path, const char *argv0,
+				      char *buf, size_t buflen)
+{
+	char exe[1024];
+	ssize_t n;
+	char *slash;
+
+	if (policy_path) {
+		snprintf(buf, buflen, "%s", policy_path);
+		slash = strrchr(buf, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(buf, buflen, ".");
+		return buf;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		snprintf(exe, sizeof exe, "%s", argv0);
+		n = (ssize_t)strlen(exe);
+	}
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, buflen, "%s/../policies", slash ? exe : ".");
+	return buf;
+}
+
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
-       O_QUEUE_BYTES, O_VERBOSE, O_HELP, O_VERSION };
+       O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
+       O_VERBOSE, O_HELP, O_VERSION };
+
+/* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
+static int check_policy(const char *path)
+{
+	char err[512];
+	struct policy *p = policy_load(path, err, sizeof err);
+
+	if (!p) {
+		fprintf(stderr, "cdpproxy: %s\n", err);
+		return 2;
+	}
+	printf("%s: policy %s, %zu rules, %zu injects: ok\n", path, p->name, p->n_rules, p->n_injects);
+	policy_free(p);
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verbose,
 		      char *err, size_t errlen)
@@ -109,6 +191,11 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "log-bodies", optional_argument, NULL, O_LOG_BODIES },
 		{ "max-message", required_argument, NULL, O_MAX_MESSAGE },
 		{ "queue-bytes", required_argument, NULL, O_QUEUE_BYTES },
+		{ "policy", required_argument, NULL, O_POLICY },
+		{ "policy-dir", required_argument, NULL, O_POLICY_DIR },
+		{ "check-policy", required_argument, NULL, O_CHECK_POLICY },
+		{ "allow-host", required_argument, NULL, O_ALLOW_HOST },
+		{ "allow-origin", required_argument, NULL, O_ALLOW_ORIGIN },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -152,6 +239,22 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			}
 			*(o == O_MAX_MESSAGE ? &cfg->max_message : &cfg->queue_bytes) = size;
 			break;
+		case O_POLICY:
+			cfg->policy_path = optarg;
+			break;
+		case O_POLICY_DIR:
+			cfg->policy_dir = optarg;
+			break;
+		case O_CHECK_POLICY:
+			exit(check_policy(optarg));
+		case O_ALLOW_HOST:
+		case O_ALLOW_ORIGIN:
+			if (access_add(o == O_ALLOW_HOST ? &cfg->allow_hosts : &cfg->allow_origins, optarg)) {
+				snprintf(err, errlen, "%s given more than %d times", argv[optind - 1],
+					 ACCESS_MAX_ALLOW);
+				return -1;
+			}
+			break;
 		case O_VERBOSE:
 			*verbose = 1;
 			break;
@@ -185,37 +288,51 @@ int main(int argc, char **argv)
 		.max_message = 256ull << 20, .queue_bytes = 16ull << 20,
 	};
 	struct launch chrome = { 0 };
-	char err[512];
+	struct policy *policy = NULL;
+	char err[512], policy_dir[1024];
 	int verbose = 0;
 
 	if (parse_args(argc, argv, &cfg, &verbose, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}
+	/* A bad policy is refused before anything starts. */
+	if (cfg.policy_path && !(policy = policy_load(cfg.policy_path, err, sizeof err))) {
+		fprintf(stderr, "cdpproxy: %s\n", err);
+		return 2;
+	}
+	if (!cfg.policy_dir)
+		cfg.policy_dir = default_policy_dir(cfg.policy_path, argv[0], policy_dir,
+						    sizeof policy_dir);
 	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.chromium) {
 		if (launch_start(&chrome, cfg.chromium, cfg.chromium_args, cfg.chromium_argc,
 				 err, sizeof err) < 0) {
 			fprintf(stderr, "cdpproxy: %s\n", err);
+			policy_free(policy);
 			return 1;
 		}
 		snprintf(cfg.upstream_host, sizeof cfg.upstream_host, "127.0.0.1");
 		cfg.upstream_port = chrome.port;
 	} else if (probe(cfg.upstream_host, cfg.upstream_port, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
+		policy_free(policy);
 		return 1;
 	}
-	if (proxy_start(&px, &cfg, err, sizeof err) < 0) {
+	if (proxy_start(&px, &cfg, policy, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		launch_stop(&chrome);
 		return 1;
 	}
 	px.chrome = chrome;
+	px.on_wake = on_wake;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "cdpproxy: listening on http://%s:%d (upstream %s%s)\n",
-		cfg.listen_host, px.port, px.upstream, cfg.chromium ? ", launched chromium" : "");
+	signal(SIGHUP, on_signal);
+	fprintf(stderr, "cdpproxy: listening on http://%s:%d (upstream %s%s, policy %s)\n",
+		cfg.listen_host, px.port, px.upstream, cfg.chromium ? ", launched chromium" : "",
+		px.policy->name);
 	proxy_run(&px, &stop);
 	fprintf(stderr, "cdpproxy: shutting down\n");
 	stats_print(px.stats, stderr);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conn.h"
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
@@ -20,6 +21,12 @@ static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
 	case LWS_CALLBACK_CLOSED:
 		return conn_callback(wsi, reason, user, in, len);
+	case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
+		struct proxy *px = lws_context_user(lws_get_context(wsi));
+		if (px->on_wake)
+			px->on_wake(px);
+		return 0;
+	}
 	default:
 		return http_callback(wsi, reason, user, in, len);
 	}
@@ -31,6 +38,21 @@ static const struct lws_protocols protocols[] = {
 	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
+
+void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
+{
+	policy_free(px->policy);
+	px->policy = p;
+	px->policy_gen++;
+	px->policy_since_us = util_now_us();
+	if (px->log) {
+		log_set_gen(px->log, px->policy_gen);
+		log_event(px->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
+			  "source", p->source, "via", source));
+	}
+	for (struct conn *c = px->conns; c; c = c->next)
+		route_sync(c);
+}
 
 void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
@@ -62,7 +84,8 @@ static void tick(lws_sorted_usec_list_t *sul)
 	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
 }
 
-int proxy_start(struct proxy *px, const struct proxy_config *cfg, char *err, size_t errlen)
+int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
+		char *err, size_t errlen)
 {
 	struct lws_context_creation_info info;
 
@@ -71,8 +94,11 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, char *err, siz
 	px->started_us = util_now_us();
 	px->stats = stats_new();
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
-	if (cfg->log_path && !(px->log = log_open(cfg->log_path, cfg->log_bodies, err, errlen)))
+	if (cfg->log_path && !(px->log = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
+		policy_free(p);
 		return -1;
+	}
+	proxy_set_policy(px, p ? p : policy_passthrough(), "start");
 
 	memset(&info, 0, sizeof info);
 	info.port = cfg->listen_port;
@@ -120,4 +146,20 @@ void proxy_stop(struct proxy *px)
 	if (px->cfg.chromium)
 		launch_stop(&px->chrome);
 	stats_free(px->stats);
+	policy_free(px->policy);
+}
+
+struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
+				    char *err, size_t errlen)
+{
+	char path[1024];
+
+	/* A name, not a path: nothing outside the policy directory. */
+	if (!*name || strchr(name, '/') || name[0] == '.') {
+		snprintf(err, errlen, "'%s' is not a policy name (a file name in %s, without .json)",
+			 name, px->cfg.policy_dir);
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%s/%s.json", px->cfg.policy_dir, name);
+	return policy_load(path, err, errlen);
 }

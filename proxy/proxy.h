@@ -7,8 +7,10 @@
 
 #include <libwebsockets.h>
 
+#include "access.h"
 #include "launch.h"
 #include "log.h"
+#include "policy.h"
 #include "stats.h"
 
 struct proxy_config {
@@ -17,12 +19,16 @@ struct proxy_config {
 	char upstream_host[128];
 	int upstream_port;
 	const char *log_path;
+	const char *policy_path;      /* --policy, reloaded on SIGHUP */
+	const char *policy_dir;       /* where PUT {"name":N} finds N.json */
 	size_t log_bodies;            /* 0: no bodies */
 	uint64_t max_message;         /* bytes */
 	uint64_t queue_bytes;         /* per direction, before reading pauses */
 	const char *chromium;         /* --launch: the browser to start, else NULL */
 	char **chromium_args;         /* extra flags after -- */
 	int chromium_argc;
+	struct access_list allow_hosts;    /* --allow-host */
+	struct access_list allow_origins;  /* --allow-origin */
 };
 
 struct conn;
@@ -39,17 +45,29 @@ struct proxy {
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;
 	struct launch chrome;         /* with --launch */
+	struct policy *policy;        /* never NULL */
+	uint64_t policy_gen;          /* 1 for the first, +1 at every switch */
+	uint64_t policy_since_us;
 	uint64_t started_us;
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
+	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 };
 
-/* Creates the context and listener. 0, or -1 with a reason in err. */
-int proxy_start(struct proxy *px, const struct proxy_config *cfg, char *err, size_t errlen);
+/* Creates the context and listener, with policy p (taken; NULL: pass
+ * everything). 0, or -1 with a reason in err. */
+int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
+		char *err, size_t errlen);
+/* Loads the policy named name (a file NAME.json in the policy directory). */
+struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
+				    char *err, size_t errlen);
 /* Serves until *stop becomes non-zero (set it from a signal handler, then call
  * lws_cancel_service). */
 void proxy_run(struct proxy *px, volatile int *stop);
 /* Closes every connection, flushes the log, stops a launched browser. */
 void proxy_stop(struct proxy *px);
+/* Makes p (taken) the policy for every connection, and brings live sessions
+ * in line with it. source says how ("start", "PUT", "SIGHUP"). */
+void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
 /* Points new connections at host:port. */
 void proxy_set_upstream(struct proxy *px, const char *host, int port);
 
@@ -66,6 +84,10 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len);
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
+
+/* Refuses a request whose Host or Origin Chrome itself would refuse: 0 when
+ * it may go on, else it has answered 403 and the caller returns 1. */
+int http_check_access(struct proxy *px, struct lws *wsi);
 
 /* Per downstream wsi (HTTP or WebSocket, the same protocol). */
 struct pss {

@@ -34,17 +34,11 @@ static const char *fail(struct scanner *s, const char *at, const char *why)
 	return NULL;
 }
 
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && IS_WS(*p))
-		p++;
-	return p;
-}
-
 /* Skips whitespace up to the next token; NULL ("truncated") if there is none. */
 static const char *next_token(struct scanner *s, const char *p)
 {
-	p = skip_ws(p, s->end);
+	while (p < s->end && IS_WS(*p))
+		p++;
 	return p < s->end ? p : fail(s, p, "truncated");
 }
 
@@ -125,58 +119,49 @@ static const char *skip_string(struct scanner *s, const char *p, int *escaped)
 	}
 }
 
+/* One or more digits at p. */
+static const char *skip_digits(struct scanner *s, const char *p)
+{
+	if (p == s->end)
+		return fail(s, p, "truncated");
+	if (!IS_DIGIT(*p))
+		return fail(s, p, "bad number");
+	while (p < s->end && IS_DIGIT(*p))
+		p++;
+	return p;
+}
+
 /* JSON number grammar. Sets *is_int and *v when it has no fraction or
  * exponent and fits int64 (jansson makes the others reals). */
 static const char *skip_number(struct scanner *s, const char *p, int *is_int, int64_t *v)
 {
-	const char *end = s->end;
-	uint64_t mag = 0, limit = INT64_MAX;
-	int neg = 0, overflow = 0;
+	int neg = *p == '-';
+	const char *end = s->end, *digits = p + neg;
+	uint64_t mag = 0, limit = (uint64_t)INT64_MAX + (uint64_t)neg;
 
-	if (*p == '-') {
-		neg = 1;
-		limit = (uint64_t)INT64_MAX + 1;
-		p++;
-	}
-	if (p == end)
-		return fail(s, end, "truncated");
-	if (*p == '0') {
-		if (++p < end && IS_DIGIT(*p))
-			return fail(s, p, "leading zero");
-	} else if (IS_DIGIT(*p)) {
-		for (; p < end && IS_DIGIT(*p); p++) {
-			unsigned d = (unsigned)(*p - '0');
-			if (mag > (UINT64_MAX - d) / 10)
-				overflow = 1;
-			else
-				mag = mag * 10 + d;
-		}
-	} else {
-		return fail(s, p, "bad number");
-	}
-	*is_int = !overflow && mag <= limit;
+	if (!(p = skip_digits(s, digits)))
+		return NULL;
+	if (*digits == '0' && p - digits > 1)
+		return fail(s, digits + 1, "leading zero");
+	/* 19 digits cannot overflow uint64; more cannot fit int64. */
+	*is_int = p - digits <= 19;
+	for (const char *q = digits; *is_int && q < p; q++)
+		mag = mag * 10 + (uint64_t)(*q - '0');
+	*is_int = *is_int && mag <= limit;
 	if (p < end && *p == '.') {
-		if (++p == end)
-			return fail(s, end, "truncated");
-		if (!IS_DIGIT(*p))
-			return fail(s, p, "bad number");
-		while (p < end && IS_DIGIT(*p))
-			p++;
+		if (!(p = skip_digits(s, p + 1)))
+			return NULL;
 		*is_int = 0;
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
-		if (++p < end && (*p == '+' || *p == '-'))
+		if (p + 1 < end && (p[1] == '+' || p[1] == '-'))
 			p++;
-		if (p == end)
-			return fail(s, end, "truncated");
-		if (!IS_DIGIT(*p))
-			return fail(s, p, "bad number");
-		while (p < end && IS_DIGIT(*p))
-			p++;
+		if (!(p = skip_digits(s, p + 1)))
+			return NULL;
 		*is_int = 0;
 	}
 	if (*is_int)
-		*v = !neg ? (int64_t)mag : mag == limit ? INT64_MIN : -(int64_t)mag;
+		*v = !neg ? (int64_t)mag : mag > INT64_MAX ? INT64_MIN : -(int64_t)mag;
 	return p;
 }
 
@@ -262,37 +247,33 @@ static size_t decode(const char *p, size_t n, char *out, size_t outlen)
 /* Which field a (decoded) key names; depth 2 keys only count as "code". */
 static enum field key_field(const char *k, size_t n, int depth)
 {
+	static const struct { const char *name; size_t len; enum field f; } keys[] = {
+		{ "id", 2, F_ID }, { "method", 6, F_METHOD }, { "sessionId", 9, F_SESSION },
+		{ "params", 6, F_PARAMS }, { "result", 6, F_RESULT }, { "error", 5, F_ERROR },
+	};
+
 	if (depth == 2)
 		return n == 4 && !memcmp(k, "code", 4) ? F_CODE : F_NONE;
-	switch (n) {
-	case 2: return !memcmp(k, "id", 2) ? F_ID : F_NONE;
-	case 5: return !memcmp(k, "error", 5) ? F_ERROR : F_NONE;
-	case 9: return !memcmp(k, "sessionId", 9) ? F_SESSION : F_NONE;
-	case 6:
-		if (!memcmp(k, "method", 6))
-			return F_METHOD;
-		if (!memcmp(k, "params", 6))
-			return F_PARAMS;
-		return !memcmp(k, "result", 6) ? F_RESULT : F_NONE;
-	}
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (n == keys[i].len && !memcmp(k, keys[i].name, n))
+			return keys[i].f;
 	return F_NONE;
 }
 
 /* A key at depth 1 (or "code" in the top-level error object) is about to get
- * a value: forget what an earlier duplicate of it said, so the last one wins. */
+ * a value: forget what an earlier duplicate of it said, so the last one wins.
+ * Spans need no reset: every value sets its span when it ends. */
 static void reset_field(struct scan_result *r, enum field f)
 {
-	struct scan_span none = { 0, 0, 0 };
-
-	switch (f) {
-	case F_ID: r->has_id = 1; r->id_is_int = 0; r->id = 0; break;
-	case F_METHOD: memset(&r->method, 0, sizeof r->method); break;
-	case F_SESSION: memset(&r->session, 0, sizeof r->session); break;
-	case F_PARAMS: r->params = none; break;
-	case F_RESULT: r->result = none; break;
-	case F_ERROR: r->error = none; /* fall through */
-	case F_CODE: r->has_error_code = 0; r->error_code = 0; break;
-	case F_NONE: break;
+	if (f == F_ID) {
+		r->has_id = 1;
+		r->id_is_int = 0;
+		r->id = 0;
+	} else if (f == F_METHOD || f == F_SESSION) {
+		memset(f == F_METHOD ? &r->method : &r->session, 0, sizeof r->method);
+	} else if (f == F_ERROR || f == F_CODE) {
+		r->has_error_code = 0;
+		r->error_code = 0;
 	}
 }
 
@@ -374,7 +355,8 @@ after:	/* a value ended at p; depth containers are still open */
 		sp->present = 1;
 	}
 	if (depth == 0) {
-		p = skip_ws(p, end);
+		while (p < end && IS_WS(*p))
+			p++;
 		if (p != end)
 			return reject(s, p, "trailing data");
 		r->kind = r->has_id ? (r->method.present ? SCAN_COMMAND : SCAN_RESPONSE) :
@@ -438,30 +420,24 @@ long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t 
 	if (!outlen)
 		return (long)n;
 	k = n < outlen - 1 ? n : outlen - 1;
-	if (k < n) {
-		/* Cut before a character the limit split, so out stays UTF-8. */
-		size_t lead = k, need;
-		while (lead > 0 && k - lead < 3 && ((unsigned char)out[lead - 1] & 0xC0) == 0x80)
-			lead--;
-		if (lead > 0 && (unsigned char)out[lead - 1] >= 0xC0) {
-			unsigned char c = (unsigned char)out[lead - 1];
-			need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-			if (k - (lead - 1) < need)
-				k = lead - 1;
-		}
-	}
+	/* out[k] is the first byte left out: if it continues a character, leave
+	 * out the whole character so out stays UTF-8. */
+	for (int i = 0; i < 3 && k > 0 && k < n && ((unsigned char)out[k] & 0xC0) == 0x80; i++)
+		k--;
 	out[k] = '\0';
 	return (long)n;
 }
 
 int scan_str_eq(const char *buf, const struct scan_str *s, const char *lit)
 {
-	const char *p = buf + s->off, *end = p + s->len;
+	const char *p, *end;
 	size_t n = strlen(lit), at = 0;
 	char u[4];
 
 	if (!s->present)
 		return 0;
+	p = buf + s->off;
+	end = p + s->len;
 	if (!s->escaped)
 		return s->len == n && memcmp(p, lit, n) == 0;
 	while (p < end) {

@@ -45,8 +45,9 @@ struct scan_result {
 int scan_message(const char *buf, size_t len, struct scan_result *r);
 
 /* Copies the decoded value of s (from buf) into out as a NUL-terminated UTF-8
- * string, truncated to outlen-1 bytes. Returns the decoded length (which may be
- * more than was copied), or -1 if s is not present. */
+ * string, truncated to outlen-1 bytes (less if that would split a character).
+ * Escapes decode to UTF-8; a lone surrogate becomes U+FFFD. Returns the decoded
+ * length (which may be more than was copied), or -1 if s is not present. */
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen);
 
 /* Is s (from buf) equal to the NUL-terminated lit, comparing decoded values? */

@@ -17,6 +17,8 @@ static void session_free(void *p)
 	free(se->type);
 	free(se->url);
 	json_decref(se->enabled);
+	json_decref(se->client_enabled);
+	json_decref(se->proxy_enabled);
 	free(se);
 }
 
@@ -25,6 +27,7 @@ static void pending_free(void *p)
 	struct pending *pe = p;
 
 	json_decref(pe->params);
+	json_decref(pe->client_params);
 	free(pe);
 }
 
@@ -36,6 +39,8 @@ static struct session *session_get_or_add(struct sessions *s, const char *id, si
 		struct session *se = xcalloc(1, sizeof *se);
 		se->id = xstrndup(id, idlen);
 		se->enabled = json_object();
+		se->client_enabled = json_object();
+		se->proxy_enabled = json_object();
 		*slot = se;
 	}
 	return *slot;
@@ -121,7 +126,7 @@ static int method_has_suffix(const char *method, const char *suffix)
 }
 
 void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
-			 uint64_t now_us)
+			 uint64_t now_us, int by_proxy, json_t *client_params)
 {
 	char key[256];
 	size_t klen;
@@ -137,9 +142,26 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 	pe = xcalloc(1, sizeof *pe);
 	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
 	pe->sent_us = now_us;
+	pe->by_proxy = by_proxy;
 	if (method_has_suffix(pe->method, "enable") || !strcmp(pe->method, "Target.attachToTarget"))
 		pe->params = params_json(buf, &r->params);
+	if (!by_proxy && pe->params)
+		pe->client_params = client_params ? json_incref(client_params) : json_incref(pe->params);
 	*slot = pe;
+}
+
+/* X.enable sets domain X to params in set; X.disable removes it. */
+static void set_enabled(json_t *set, const char *method, json_t *params)
+{
+	const char *dot = strchr(method, '.');
+
+	if (!dot)
+		return;
+	if (!strcmp(dot + 1, "enable"))
+		json_object_setn_new(set, method, (size_t)(dot - method),
+				     params ? json_incref(params) : json_object());
+	else if (!strcmp(dot + 1, "disable"))
+		json_object_deln(set, method, (size_t)(dot - method));
 }
 
 /* Applies a successful response's effect on the sessions. */
@@ -162,16 +184,20 @@ static void apply_response(struct sessions *s, const char *sid, const struct pen
 		return;
 	}
 	se = session_get_or_add(s, sid, strlen(sid));
-	if (!strcmp(dot + 1, "enable"))
-		json_object_setn(se->enabled, pe->method, (size_t)(dot - pe->method),
-				 json_incref(pe->params));
-	else if (!strcmp(dot + 1, "disable"))
-		json_object_deln(se->enabled, pe->method, (size_t)(dot - pe->method));
+	set_enabled(se->enabled, pe->method, pe->params);
+	set_enabled(pe->by_proxy ? se->proxy_enabled : se->client_enabled, pe->method,
+		    pe->by_proxy ? pe->params : pe->client_params);
+}
+
+void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params)
+{
+	struct session *se = session_get_or_add(s, sid, strlen(sid));
+
+	set_enabled(se->client_enabled, method, params);
 }
 
 int sessions_on_response(struct sessions *s, const char *buf, size_t len,
-			 const struct scan_result *r, uint64_t now_us,
-			 char *method, size_t methodlen, uint64_t *rtt_us)
+			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m)
 {
 	char key[256];
 	size_t klen;
@@ -184,8 +210,9 @@ int sessions_on_response(struct sessions *s, const char *buf, size_t len,
 	pe = table_del(&s->pending, key, klen);
 	if (!pe)
 		return -1;
-	snprintf(method, methodlen, "%s", pe->method);
-	*rtt_us = now_us - pe->sent_us;
+	snprintf(m->method, sizeof m->method, "%s", pe->method);
+	m->rtt_us = now_us - pe->sent_us;
+	m->by_proxy = pe->by_proxy;
 	if (!r->error.present)
 		apply_response(s, key, pe, buf, r);
 	pending_free(pe);
@@ -262,9 +289,10 @@ json_t *sessions_json(const struct sessions *s)
 
 	while ((ts = table_next(&s->by_id, &i))) {
 		struct session *se = ts->val;
-		json_array_append_new(arr, json_pack("{s:s, s:s?, s:s?, s:s?, s:O}",
+		json_array_append_new(arr, json_pack("{s:s, s:s?, s:s?, s:s?, s:O, s:O, s:O}",
 			"sessionId", se->id, "targetId", se->target_id, "type", se->type,
-			"url", se->url, "enabled", se->enabled));
+			"url", se->url, "enabled", se->enabled, "client_enabled", se->client_enabled,
+			"proxy_enabled", se->proxy_enabled));
 	}
 	return arr;
 }

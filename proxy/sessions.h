@@ -14,14 +14,26 @@
 struct session {
 	char *id;                /* "" is the connection's own session */
 	char *target_id, *type, *url;  /* NULL until known */
-	json_t *enabled;         /* domain -> params object it was enabled with */
+	json_t *enabled;         /* domain -> params Chrome has it enabled with */
+	json_t *client_enabled;  /* domain -> params the client enabled it with
+				    (whether the policy forwarded, rewrote or stubbed it) */
+	json_t *proxy_enabled;   /* domain -> params the proxy itself enabled it with */
 };
 
 /* A command waiting for its response. */
 struct pending {
 	char method[64];         /* truncated if longer; only used to file stats */
 	uint64_t sent_us;        /* monotonic */
+	int by_proxy;            /* the proxy sent it: its response is not forwarded */
 	json_t *params;          /* kept for X.enable and Target.attachToTarget only */
+	json_t *client_params;   /* X.enable: the params as the client sent them */
+};
+
+/* What a response was an answer to. */
+struct sessions_match {
+	char method[64];
+	uint64_t rtt_us;
+	int by_proxy;
 };
 
 struct sessions {
@@ -34,24 +46,29 @@ struct sessions {
 void sessions_init(struct sessions *s, const char *path);
 void sessions_free(struct sessions *s);
 
-/* Records a command sent to Chrome at now_us. */
+/* Records a command sent to Chrome at now_us, by the proxy or for the client.
+ * client_params (borrowed; NULL: as sent) are the params the client gave,
+ * before a rewrite. */
 void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
-			 uint64_t now_us);
+			 uint64_t now_us, int by_proxy, json_t *client_params);
 
-/* Matches a response to its command: copies the command's method into
- * method (size methodlen) and its round trip into *rtt_us, and applies its
- * effect (X.enable/X.disable answered without error, Target.attachToTarget).
+/* Matches a response to its command, fills m, and applies its effect
+ * (X.enable/X.disable answered without error, Target.attachToTarget).
  * Returns 0, or -1 when no such command is pending. */
 int sessions_on_response(struct sessions *s, const char *buf, size_t len,
-			 const struct scan_result *r, uint64_t now_us,
-			 char *method, size_t methodlen, uint64_t *rtt_us);
+			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m);
+
+/* The client's X.enable or X.disable (method) on session sid was answered by
+ * the proxy: record what the client asked for. params is borrowed. */
+void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params);
 
 /* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged. */
 void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 		       const struct scan_result *r);
 
 struct session *sessions_get(const struct sessions *s, const char *id);
-/* [{"sessionId","targetId","type","url","enabled":{D:params}}] */
+/* [{"sessionId","targetId","type","url","enabled":{D:params},
+ *   "client_enabled":{...},"proxy_enabled":{...}}] */
 json_t *sessions_json(const struct sessions *s);
 
 #endif

@@ -129,7 +129,11 @@ static const char *oracle_diff(const char *s, size_t len, int strict)
 		goto out;
 	}
 	if (rc < 0) {
-		diff = "scanner rejects what jansson accepts";
+		/* jansson 2.14 skips a NUL byte that follows a number or literal
+		 * (akheron/jansson#331, JSONTestSuite n_multidigit_number_then_00):
+		 * there it accepts what RFC 8259 does not, and we do not follow. */
+		if (r.error_at >= len || buf[r.error_at] != '\0')
+			diff = "scanner rejects what jansson accepts";
 		goto out;
 	}
 	id = json_object_get(j, "id");
@@ -302,6 +306,7 @@ static void test_numbers(void)
 		{ "{\"id\":9223372036854775808}", 0, 0 },
 		{ "{\"id\":-9223372036854775809}", 0, 0 },
 		{ "{\"id\":184467440737095516160}", 0, 0 },
+		{ "{\"id\":-18446744073709551615}", 0, 0 },
 	};
 	struct scan_result r;
 
@@ -453,6 +458,8 @@ static void test_invalid(void)
 	is_int(scan_n("{\"a\":1}\0", 8, &r), -1, "NUL after the object");
 	is_str(r.why, "trailing data", "NUL after the object is trailing data");
 	is_int(scan_n("{\"a\":\0}", 7, &r), -1, "NUL as a value");
+	is_int(scan_n("{\"id\":1\0,\"a\":true\0}", 18, &r), -1, "NUL after a number (jansson skips it)");
+	ok(r.error_at == 7 && !strcmp(r.why, "expected ',' or '}'"), "rejected at the NUL");
 }
 
 /* Every proper prefix of a valid message is truncated: -1, "truncated", error_at len. */
@@ -517,7 +524,7 @@ static uint64_t rng(void)
 	rng_state ^= rng_state << 13;
 	rng_state ^= rng_state >> 7;
 	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_state * 0x2545F4914F6CDD1Dull;  /* xorshift64*: the low bits too are random */
 }
 
 /* Applies one random edit to buf (len bytes, capacity cap), returning the new length. */

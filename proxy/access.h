@@ -1,0 +1,23 @@
+/* access: which Host and Origin headers the proxy accepts, as Chrome does. Pure. */
+#ifndef CDPPROXY_ACCESS_H
+#define CDPPROXY_ACCESS_H
+
+#include <stddef.h>
+
+#define ACCESS_MAX_ALLOW 16
+
+struct access_list {
+	const char *name[ACCESS_MAX_ALLOW];
+	size_t n;
+};
+
+/* Host (with or without :port) is an IP literal, "localhost", or a name in
+ * allow (compared without the port, case-insensitively). Anti DNS-rebinding. */
+int access_host_ok(const char *host, const struct access_list *allow);
+/* A request with no Origin is an automation client and is fine; one with an
+ * Origin (a web page) must be in allow exactly, or allow holds "*". */
+int access_origin_ok(const char *origin, const struct access_list *allow);
+/* Adds name; -1 when the list is full. */
+int access_add(struct access_list *l, const char *name);
+
+#endif

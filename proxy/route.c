@@ -1,0 +1,300 @@
+/* route: what happens to one complete message: scan it, track its session,
+ * apply the policy (pass, stub, reject, rewrite, drop, delay), count it, log
+ * it and queue what results; and the commands the proxy sends on its own. */
+#include <string.h>
+
+#include "conn.h"
+#include "util.h"
+
+static const char *const kind_names[] = { "other", "command", "response", "event" };
+
+/* Serializes j into a new message. */
+static struct msg *msg_from_json(json_t *j)
+{
+	size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
+	struct msg *m = msg_new(n);
+
+	m->len = json_dumpb(j, (char *)m->buf + LWS_PRE, n, JSON_COMPACT);
+	return m;
+}
+
+static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)
+{
+	struct proxy *px = c->px;
+	const char *name = rec->method ? rec->method : rec->kind[0] == 'r' ? "(unmatched)" : "(other)";
+
+	stats_count(px->stats, name, rec->method ? rec->method_len : strlen(name),
+		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
+	if (px->log && log)
+		log_message(px->log, rec);
+}
+
+/* Sends a message the proxy wrote itself to side `to`: a command to Chrome
+ * (its response will be consumed) or an answer to the client. Takes j. */
+static void route_emit(struct conn *c, enum side to, json_t *j)
+{
+	struct msg *m = msg_from_json(j);
+	const char *buf = (const char *)m->buf + LWS_PRE;
+	struct scan_result r;
+	char method[128] = "", session[128] = "";
+	struct log_rec rec = { .conn = c->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
+			       .by_proxy = 1, .body = buf, .body_len = m->len };
+
+	json_decref(j);
+	if (scan_message(buf, m->len, &r) == 0) {   /* always: we wrote it */
+		rec.kind = kind_names[r.kind];
+		rec.has_id = r.has_id && r.id_is_int;
+		rec.id = r.id;
+		rec.has_error = r.has_error_code;
+		rec.error = r.error_code;
+		if (scan_str_copy(buf, &r.method, method, sizeof method) > 0) {
+			rec.method = method;
+			rec.method_len = strlen(method);
+		}
+		if (scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
+			rec.session = session;
+			rec.session_len = strlen(session);
+		}
+		if (to == UP && r.kind == SCAN_COMMAND)
+			sessions_on_command(&c->sessions, buf, &r, util_mono_us(), 1, NULL);
+	}
+	count_and_log(c, !to, &rec, 1);
+	conn_enqueue(c, to, m);
+}
+
+/* Sends Chrome a command of the proxy's own on session sid. */
+static void route_command(struct conn *c, const char *sid, const char *method, json_t *params)
+{
+	json_t *j = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)c->next_proxy_id++,
+			      "method", method, "params", params);
+
+	if (*sid)
+		json_object_set_new(j, "sessionId", json_string(sid));
+	route_emit(c, UP, j);
+}
+
+/* Sends what the policy injects for a session that just attached. */
+static void route_inject(struct conn *c, const char *sid, const char *type)
+{
+	json_t *cmds = policy_injects(c->px->policy, type), *cmd;
+	size_t i;
+
+	json_array_foreach(cmds, i, cmd) {
+		json_t *params = json_object_get(cmd, "params");
+		json_t *empty = params ? NULL : json_object();
+		route_command(c, sid, json_string_value(json_object_get(cmd, "method")),
+			      params ? params : empty);
+		json_decref(empty);
+	}
+	json_decref(cmds);
+}
+
+void route_opened(struct conn *c)
+{
+	struct session *own = sessions_get(&c->sessions, "");
+
+	if (own && own->type && !strcmp(own->type, "page"))
+		route_inject(c, "", own->type);
+}
+
+void route_sync(struct conn *c)
+{
+	size_t i = 0;
+	struct table_slot *ts;
+
+	while ((ts = table_next(&c->sessions.by_id, &i))) {
+		struct session *se = ts->val;
+		json_t *want = policy_desired(c->px->policy, se->client_enabled, se->type, se->url);
+		json_t *have = json_deep_copy(se->enabled), *params;
+		const char *domain;
+		char method[160];
+
+		json_object_foreach(have, domain, params) {
+			if (json_object_get(want, domain))
+				continue;
+			snprintf(method, sizeof method, "%s.disable", domain);
+			json_t *none = json_object();
+			route_command(c, se->id, method, none);
+			json_decref(none);
+		}
+		json_object_foreach(want, domain, params) {
+			if (json_equal(json_object_get(have, domain), params))
+				continue;
+			snprintf(method, sizeof method, "%s.enable", domain);
+			route_command(c, se->id, method, params);
+		}
+		json_decref(have);
+		json_decref(want);
+	}
+}
+
+/* The client's command answered by the proxy: a stub's result or a reject's error. */
+static void route_answer(struct conn *c, const struct scan_result *r, const char *session,
+			 const struct policy_rule *rule)
+{
+	json_t *j = json_pack("{s:I}", "id", (json_int_t)r->id);
+
+	if (rule->action == ACT_STUB)
+		json_object_set(j, "result", rule->result);
+	else
+		json_object_set_new(j, "error", json_pack("{s:I, s:s}", "code",
+				    (json_int_t)rule->code, "message", rule->message));
+	if (r->session.present)
+		json_object_set_new(j, "sessionId", json_string(session));
+	route_emit(c, DOWN, j);
+}
+
+/* The message's params (or, for a response, result) as a new object. */
+static json_t *params_of(const char *buf, const struct scan_span *sp)
+{
+	json_t *p = sp->present ? json_loadb(buf + sp->off, sp->len, JSON_DECODE_ANY, NULL) : NULL;
+
+	if (!json_is_object(p)) {
+		json_decref(p);
+		p = json_object();
+	}
+	return p;
+}
+
+/* Rewrites m's params (result for a response) by rule. Returns the new
+ * message, or m itself when it cannot be parsed. */
+static struct msg *route_rewrite(struct msg *m, const struct policy_rule *rule, int response)
+{
+	json_t *j = json_loadb((const char *)m->buf + LWS_PRE, m->len, 0, NULL);
+	const char *key = response ? "result" : "params";
+	json_t *p = json_object_get(j, key);
+	struct msg *out;
+
+	if (!json_is_object(j))
+		return m;
+	if (!json_is_object(p)) {
+		p = json_object();
+		json_object_set_new(j, key, p);
+	}
+	policy_rewrite(rule, p);
+	out = msg_from_json(j);
+	json_decref(j);
+	out->not_before_us = m->not_before_us;
+	msg_free(m);
+	return out;
+}
+
+void route_message(struct conn *c, enum side from, struct msg *m)
+{
+	struct proxy *px = c->px;
+	const char *buf = (const char *)m->buf + LWS_PRE;
+	struct scan_result r;
+	struct log_rec rec = { .conn = c->id, .dir = from == DOWN ? "up" : "down",
+			       .bytes = m->len, .body = buf, .body_len = m->len };
+	char method[128] = "", session[128] = "";
+	struct sessions_match sm;
+	struct session *se;
+	struct policy_rule *rule = NULL;
+	enum policy_kind pk = 0;
+	json_t *client_params = NULL;
+	uint64_t now = util_mono_us();
+
+	if (m->binary || scan_message(buf, m->len, &r) < 0) {
+		rec.kind = m->binary ? "binary" : "invalid";
+		rec.method = m->binary ? "(binary)" : "(invalid)";
+		rec.method_len = strlen(rec.method);
+		count_and_log(c, from, &rec, 1);
+		conn_enqueue(c, !from, m);
+		return;
+	}
+	rec.kind = kind_names[r.kind];
+	rec.has_id = r.has_id && r.id_is_int;
+	rec.id = r.id;
+	rec.has_error = r.has_error_code;
+	rec.error = r.error_code;
+	scan_str_copy(buf, &r.method, method, sizeof method);
+	if (scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
+		rec.session = session;
+		rec.session_len = strlen(session);
+	}
+	if (from == UP && r.kind == SCAN_RESPONSE &&
+	    sessions_on_response(&c->sessions, buf, m->len, &r, now, &sm) == 0) {
+		snprintf(method, sizeof method, "%s", sm.method);
+		rec.has_rtt = 1;
+		rec.rtt_us = sm.rtt_us;
+		stats_rtt(px->stats, method, strlen(method), sm.rtt_us);
+		if (sm.by_proxy) {      /* the answer to the proxy's own command */
+			rec.method = method;
+			rec.method_len = strlen(method);
+			rec.by_proxy = 1;
+			count_and_log(c, from, &rec, 1);
+			msg_free(m);
+			return;
+		}
+		pk = PK_RESPONSE;
+	} else if (from == DOWN && r.kind == SCAN_COMMAND) {
+		pk = PK_COMMAND;
+	} else if (from == UP && r.kind == SCAN_EVENT) {
+		pk = PK_EVENT;
+	}
+	if (*method) {
+		rec.method = method;
+		rec.method_len = strlen(method);
+	}
+	se = sessions_get(&c->sessions, session);
+	if (pk && *method)
+		rule = policy_match(px->policy, pk, method, strlen(method),
+				    se ? se->type : NULL, se ? se->url : NULL);
+	if (rule) {
+		rule->hits++;
+		rec.action = policy_action_name(rule->action);
+	}
+
+	switch (rule ? rule->action : ACT_PASS) {
+	case ACT_STUB:
+	case ACT_REJECT:
+		count_and_log(c, from, &rec, rule->log);
+		if (rule->action == ACT_STUB) {
+			client_params = params_of(buf, &r.params);
+			sessions_on_stub(&c->sessions, session, method, client_params);
+			json_decref(client_params);
+		}
+		route_answer(c, &r, session, rule);
+		msg_free(m);
+		return;
+	case ACT_DROP:
+		count_and_log(c, from, &rec, rule->log);
+		msg_free(m);
+		return;
+	case ACT_DELAY:
+		m->not_before_us = now + rule->delay_ms * 1000;
+		break;
+	case ACT_REWRITE:
+		if (pk == PK_COMMAND)
+			client_params = params_of(buf, &r.params);
+		m = route_rewrite(m, rule, pk == PK_RESPONSE);
+		buf = (const char *)m->buf + LWS_PRE;
+		rec.bytes = rec.body_len = m->len;
+		rec.body = buf;
+		if (scan_message(buf, m->len, &r) < 0) {   /* cannot happen: jansson wrote it */
+			json_decref(client_params);
+			conn_enqueue(c, !from, m);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (pk == PK_COMMAND) {
+		sessions_on_command(&c->sessions, buf, &r, now, 0, client_params);
+	} else if (pk == PK_EVENT) {
+		sessions_on_event(&c->sessions, buf, m->len, &r);
+		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
+			json_t *p = params_of(buf, &r.params);
+			const char *sid = json_string_value(json_object_get(p, "sessionId"));
+			const char *type = json_string_value(json_object_get(
+				json_object_get(p, "targetInfo"), "type"));
+			if (sid && type)
+				route_inject(c, sid, type);
+			json_decref(p);
+		}
+	}
+	json_decref(client_params);
+	count_and_log(c, from, &rec, !rule || rule->log);
+	conn_enqueue(c, !from, m);
+}
