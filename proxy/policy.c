@@ -13,10 +13,16 @@
 static const char *const action_names[] = { "pass", "stub", "reject", "rewrite", "drop", "delay" };
 #define N_ACTIONS (sizeof action_names / sizeof action_names[0])
 
-/* The kinds each action may apply to; the default when a rule names none. */
+/* The kinds each action may apply to, and the default when a rule names
+ * none: a rewrite touches params (commands, events) unless it names
+ * responses, whose result it then touches. */
 static const unsigned action_kinds[] = {
 	PK_COMMAND | PK_EVENT | PK_RESPONSE, PK_COMMAND, PK_COMMAND,
 	PK_COMMAND | PK_EVENT | PK_RESPONSE, PK_EVENT, PK_COMMAND | PK_EVENT | PK_RESPONSE,
+};
+static const unsigned default_kinds[] = {
+	PK_COMMAND | PK_EVENT | PK_RESPONSE, PK_COMMAND, PK_COMMAND,
+	PK_COMMAND | PK_EVENT, PK_EVENT, PK_COMMAND | PK_EVENT | PK_RESPONSE,
 };
 
 const char *policy_action_name(enum policy_action a)
@@ -257,7 +263,7 @@ static int parse_rule(struct parse *ps, const char *path, const json_t *j, struc
 	if (parse_kinds(ps, p, json_object_get(j, "kind"), &r->kinds))
 		goto out;
 	if (!r->kinds)
-		r->kinds = action_kinds[a];
+		r->kinds = default_kinds[a];
 	if (r->kinds & ~action_kinds[a]) {
 		fail(ps, p, "%s applies to %s", action,
 		     action_kinds[a] == PK_EVENT ? "events only (a dropped command or response "
