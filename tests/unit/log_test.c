@@ -1,0 +1,506 @@
+/* log_test: the JSON Lines log: file mode, record fields, string escaping,
+ * body truncation on UTF-8 boundaries, events, ordering, and open errors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "log.h"
+#include "tap.h"
+#include "util.h"
+
+static char dir[] = "/tmp/log_test.XXXXXX";
+static char path[256];
+
+/* A fresh log file name in the test directory. */
+static const char *fresh(const char *name)
+{
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	unlink(path);
+	return path;
+}
+
+static int mode_of(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) < 0 ? -1 : (int)(st.st_mode & 07777);
+}
+
+static long size_of(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) < 0 ? -1 : (long)st.st_size;
+}
+
+/* The whole file, NUL-terminated (NUL bytes inside stay), or NULL. */
+static char *slurp(const char *p, size_t *len)
+{
+	FILE *f = fopen(p, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 + 1 > cap)
+			buf = xrealloc(buf, cap = 2 * (n + 65536 + 1));
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* The records of the log file at p, each line parsed (a line that does not
+ * parse is a JSON null), as an array; every line must end in '\n'. */
+static json_t *records(const char *p)
+{
+	size_t len;
+	char *text = slurp(p, &len), *s, *nl;
+	json_t *all = json_array();
+
+	for (s = text; s && s < text + len; s = nl + 1) {
+		json_t *j;
+		if (!(nl = memchr(s, '\n', (size_t)(text + len - s)))) {
+			json_array_append_new(all, json_string("(unterminated line)"));
+			break;
+		}
+		j = json_loadb(s, (size_t)(nl - s), JSON_ALLOW_NUL, NULL);
+		json_array_append_new(all, j ? j : json_null());
+	}
+	free(text);
+	return all;
+}
+
+/* Opens, logs the given records, closes; returns the parsed lines. */
+static json_t *log_these(const char *name, size_t body_max, const struct log_rec *recs, size_t n)
+{
+	char err[256] = "";
+	struct log *lg = log_open(fresh(name), body_max, err, sizeof err);
+
+	if (!lg) {
+		ok(0, "log_open %s: %s", name, err);
+		return json_array();
+	}
+	for (size_t i = 0; i < n; i++)
+		log_message(lg, &recs[i]);
+	log_close(lg);
+	return records(path);
+}
+
+static long long jint(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "(missing)";
+}
+
+/* Does o[key] hold exactly the n bytes s? */
+static int jbytes(const json_t *o, const char *key, const char *s, size_t n)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) && json_string_length(v) == n && !memcmp(json_string_value(v), s, n);
+}
+
+static void test_open_mode(void)
+{
+	mode_t old = umask(0);    /* so only log_open decides the mode */
+	char err[256] = "";
+	struct log *lg = log_open(fresh("new.log"), 0, err, sizeof err);
+	FILE *f;
+	char *text;
+
+	ok(lg != NULL, "log_open creates a new file: %s", err);
+	is_int(mode_of(path), 0600, "new log file is 0600 even with umask 0");
+	log_close(lg);
+
+	f = fopen(fresh("old.log"), "w");
+	fputs("{\"old\":true}\n", f);
+	fclose(f);
+	chmod(path, 0644);
+	is_int(mode_of(path), 0644, "existing file starts 0644");
+	lg = log_open(path, 0, err, sizeof err);
+	ok(lg != NULL, "log_open opens an existing file: %s", err);
+	is_int(mode_of(path), 0600, "existing 0644 file becomes 0600");
+	log_event(lg, 1, "open", json_object());
+	log_close(lg);
+	text = slurp(path, NULL);
+	ok(text && !strncmp(text, "{\"old\":true}\n{", 14), "existing content kept, records appended");
+	free(text);
+	umask(old);
+	log_close(NULL);
+}
+
+static void test_open_errors(void)
+{
+	char err[512], p[300];
+	struct log *lg;
+	FILE *f;
+
+	strcpy(err, "(unset)");
+	lg = log_open(dir, 0, err, sizeof err);
+	ok(lg == NULL, "log_open on a directory fails");
+	ok(strstr(err, dir) != NULL, "directory: reason names the path: %.200s", err);
+	log_close(lg);
+
+	snprintf(p, sizeof p, "%s/no/such/dir/x.log", dir);
+	strcpy(err, "(unset)");
+	lg = log_open(p, 0, err, sizeof err);
+	ok(lg == NULL, "log_open in a missing directory fails");
+	ok(strstr(err, p) != NULL, "missing directory: reason names the path: %.200s", err);
+	ok(strstr(err, strerror(ENOENT)) != NULL, "missing directory: reason says why");
+	log_close(lg);
+
+	f = fopen(fresh("plain"), "w");
+	fclose(f);
+	snprintf(p, sizeof p, "%s/plain/x.log", dir);
+	strcpy(err, "(unset)");
+	lg = log_open(p, 0, err, sizeof err);
+	ok(lg == NULL, "log_open under a regular file fails");
+	ok(strstr(err, p) != NULL, "under a file: reason names the path: %.200s", err);
+	log_close(lg);
+
+	/* Permissions stop everyone but root. */
+	if (geteuid() != 0) {
+		snprintf(p, sizeof p, "%s/ro", dir);
+		mkdir(p, 0500);
+		snprintf(p, sizeof p, "%s/ro/x.log", dir);
+		strcpy(err, "(unset)");
+		lg = log_open(p, 0, err, sizeof err);
+		ok(lg == NULL, "log_open in a read-only directory fails");
+		ok(strstr(err, p) != NULL, "read-only directory: reason names the path: %.200s", err);
+		log_close(lg);
+		snprintf(p, sizeof p, "%s/ro", dir);
+		rmdir(p);
+	} else {
+		ok(1, "# SKIP root writes into read-only directories");
+	}
+}
+
+static void test_fields(void)
+{
+	static const char method[] = "Network.enableXYZ", session[] = "S1-and-more";
+	struct log_rec recs[3] = {
+		{ .conn = 7, .dir = "up", .kind = "response", .has_id = 1, .id = 42,
+		  .method = method, .method_len = 14, .session = session, .session_len = 2,
+		  .bytes = 123, .has_rtt = 1, .rtt_us = 2500, .has_error = 1, .error = -32601,
+		  .body = "{\"id\":42}", .body_len = 9 },
+		{ .conn = 8, .dir = "down", .kind = "event", .method = "Page.loadEventFired",
+		  .method_len = 19, .bytes = 77 },
+		{ .conn = 9, .dir = "down", .kind = "response", .has_id = 1, .id = 0,
+		  .has_rtt = 1, .rtt_us = 0, .bytes = 0 },
+	};
+	uint64_t before = util_now_us(), after;
+	json_t *all = log_these("fields.log", 0, recs, 3), *r;
+	after = util_now_us();
+
+	is_int(json_array_size(all), 3, "three records, three lines");
+	r = json_array_get(all, 0);
+	ok(json_is_object(r), "full record parses as a JSON object");
+	ok(json_is_integer(json_object_get(r, "t")) && (uint64_t)jint(r, "t") >= before &&
+	   (uint64_t)jint(r, "t") <= after, "t is the wall clock in microseconds");
+	is_int(jint(r, "conn"), 7, "conn");
+	is_str(jstr(r, "dir"), "up", "dir");
+	is_str(jstr(r, "kind"), "response", "kind");
+	is_int(jint(r, "id"), 42, "id");
+	is_str(jstr(r, "method"), "Network.enable", "method is method_len bytes, not to the NUL");
+	is_str(jstr(r, "session"), "S1", "session is session_len bytes");
+	is_int(jint(r, "bytes"), 123, "bytes");
+	is_int(jint(r, "rtt_us"), 2500, "rtt_us");
+	is_int(jint(r, "error"), -32601, "error");
+	ok(json_object_get(r, "body") == NULL, "no body when body_max is 0");
+	is_int(jint(r, "gen"), 0, "gen is 0 before log_set_gen");
+	is_int(json_object_size(r), 11, "full record: exactly the 10 documented fields and gen");
+
+	r = json_array_get(all, 1);
+	is_int(json_object_size(r), 7, "event record: t, gen, conn, dir, kind, method, bytes");
+	ok(!json_object_get(r, "id") && !json_object_get(r, "session") &&
+	   !json_object_get(r, "rtt_us") && !json_object_get(r, "error") &&
+	   !json_object_get(r, "action") && !json_object_get(r, "by"),
+	   "absent id, session, rtt_us, error, action, by are left out");
+	is_str(jstr(r, "method"), "Page.loadEventFired", "event record: method");
+
+	r = json_array_get(all, 2);
+	ok(json_is_integer(json_object_get(r, "id")) && jint(r, "id") == 0, "id 0 is logged");
+	ok(json_is_integer(json_object_get(r, "rtt_us")) && jint(r, "rtt_us") == 0, "rtt 0 is logged");
+	ok(!json_object_get(r, "method"), "no method: left out");
+	is_int(jint(r, "bytes"), 0, "bytes 0 is logged");
+	json_decref(all);
+}
+
+static void test_escapes(void)
+{
+	static const char nasty[] = "q\"b\\s/n\nt\tc\x01\x1f" "del\x7f" "nul\0e\xc3\xa9" "x\xf0\x9f\x98\x80";
+	static const char sid[] = "\"}{\"\\";
+	size_t n = sizeof nasty - 1;
+	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "event", .method = nasty,
+			       .method_len = n, .session = sid, .session_len = sizeof sid - 1,
+			       .bytes = n, .body = nasty, .body_len = n };
+	json_t *all = log_these("escapes.log", 1024, &rec, 1), *r = json_array_get(all, 0);
+	char *text = slurp(path, NULL);
+
+	is_int(json_array_size(all), 1, "one line despite the newline in the strings");
+	ok(json_is_object(r), "line with quotes, backslashes and control bytes parses");
+	ok(jbytes(r, "method", nasty, n), "method round-trips byte for byte (with its NUL)");
+	ok(jbytes(r, "session", sid, sizeof sid - 1), "session of quotes and braces round-trips");
+	ok(jbytes(r, "body", nasty, n), "body round-trips byte for byte");
+	ok(!json_object_get(r, "truncated"), "body under body_max: not truncated");
+	ok(text && !strchr(text, '\t') && !strchr(text, '\x01'), "no raw control bytes in the file");
+	free(text);
+	json_decref(all);
+}
+
+/* Bytes off the wire are not always UTF-8 (binary frames, invalid messages,
+ * raw bytes inside a string): the line must still be JSON. */
+static void test_not_utf8(void)
+{
+	static const char bin[] = "\x00\x01\xff\xfe\x80 ok \xc3(\xed\xa0\x80\xf4\x90\x80\x80\xc0\xaf\xe0\x80\xaf";
+	struct log_rec recs[2] = {
+		{ .conn = 1, .dir = "up", .kind = "binary", .bytes = sizeof bin - 1,
+		  .body = bin, .body_len = sizeof bin - 1 },
+		{ .conn = 1, .dir = "up", .kind = "command", .method = "Page.\xffx", .method_len = 7,
+		  .session = "\xc3\xa9", .session_len = 1, .bytes = 9 },
+	};
+#define R "\xef\xbf\xbd"
+	/* Overlong, surrogate and past-U+10FFFF forms are bad too, byte by byte. */
+	static const char want[] = "\x00\x01" R R R " ok " R "(" R R R R R R R R R R R R;
+#undef R
+	json_t *all = log_these("binary.log", 1024, recs, 2);
+	json_t *r0 = json_array_get(all, 0), *r1 = json_array_get(all, 1);
+
+	is_int(json_array_size(all), 2, "not UTF-8: two lines");
+	ok(json_is_object(r0), "binary body: the line still parses");
+	ok(jbytes(r0, "body", want, sizeof want - 1),
+	   "binary body: valid bytes kept, each byte of a bad sequence is U+FFFD");
+	ok(json_is_object(r1), "raw 0xff in a method, a session cut after 0xc3: the line still parses");
+	is_str(jstr(r1, "method"), "Page.\xef\xbf\xbdx", "a bad byte becomes U+FFFD");
+	is_str(jstr(r1, "session"), "\xef\xbf\xbd", "a sequence cut by session_len becomes U+FFFD");
+	is_int(jint(r1, "bytes"), 9, "not UTF-8: the rest of the record intact");
+	json_decref(all);
+}
+
+static void test_bodies(void)
+{
+	/* body_max 16; the cut lands before, inside or after multi-byte characters. */
+	static const struct { const char *body, *want; int truncated; } cases[] = {
+		{ "short", "short", 0 },
+		{ "exactly-16-bytes", "exactly-16-bytes", 0 },
+		{ "seventeen-bytes!!", "seventeen-bytes!", 1 },
+		{ "fifteen-bytes..\xc3\xa9", "fifteen-bytes..", 1 },            /* é at 15..16 */
+		{ "fourteen-bytes\xf0\x9f\x98\x80zz", "fourteen-bytes", 1 },    /* 😀 at 14..17 */
+		{ "thirteen-byte\xe2\x82\xac.", "thirteen-byte\xe2\x82\xac", 1 }, /* € ends at 16 */
+		{ "fourteen-bytes\xe2\x82\xac", "fourteen-bytes", 1 },         /* € at 14..16 */
+		{ "sixteen-bytes..!\xe2\x82\xac", "sixteen-bytes..!", 1 },     /* € starts at 16 */
+		{ "\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"", "\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"", 1 },
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+		  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1 },
+		/* Binary: stray continuation bytes back the cut up 3 bytes at most. */
+		{ "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80",
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1 },
+	};
+	size_t n = sizeof cases / sizeof cases[0];
+	struct log_rec recs[sizeof cases / sizeof cases[0]];
+	json_t *all;
+
+	memset(recs, 0, sizeof recs);
+	for (size_t i = 0; i < n; i++) {
+		recs[i] = (struct log_rec){ .conn = i, .dir = "up", .kind = "command",
+					    .body = cases[i].body, .body_len = strlen(cases[i].body) };
+		recs[i].bytes = recs[i].body_len;
+	}
+	all = log_these("bodies.log", 16, recs, n);
+	is_int(json_array_size(all), n, "one line per body");
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = json_array_get(all, i);
+		ok(jbytes(r, "body", cases[i].want, strlen(cases[i].want)),
+		   "body %zu logged as %zu bytes", i, strlen(cases[i].want));
+		is_int(json_is_true(json_object_get(r, "truncated")), cases[i].truncated,
+		       "body %zu truncated flag", i);
+		if (!cases[i].truncated)
+			ok(!json_object_get(r, "truncated"), "body %zu: no truncated key", i);
+	}
+	json_decref(all);
+}
+
+/* A body far larger than the buffer, every byte needing an escape. */
+static void test_big_body(void)
+{
+	size_t n = 3 << 20;
+	char *body = xmalloc(n);
+	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "response", .has_id = 1, .id = 1,
+			       .bytes = n, .body = body, .body_len = n };
+	json_t *all, *v;
+
+	for (size_t i = 0; i < n; i++)
+		body[i] = i % 2 ? '"' : '\n';
+	all = log_these("big.log", n, &rec, 1);
+	v = json_object_get(json_array_get(all, 0), "body");
+	is_int(json_array_size(all), 1, "3 MiB escaped body: one line");
+	ok(json_is_string(v) && json_string_length(v) == n && !memcmp(json_string_value(v), body, n),
+	   "3 MiB escaped body round-trips");
+	json_decref(all);
+	free(body);
+}
+
+static void test_events(void)
+{
+	char err[256] = "";
+	struct log *lg = log_open(fresh("events.log"), 0, err, sizeof err);
+	json_t *all, *r;
+
+	if (!lg) {
+		ok(0, "log_open events.log: %s", err);
+		return;
+	}
+	log_event(lg, 3, "open", json_pack("{s:s, s:s, s:i}", "path", "/devtools/page/" "ABC",
+					   "origin", "http://localhost:9323", "fd", 12));
+	log_event(lg, 4, "close", json_object());
+	log_event(lg, 5, "too_large", json_pack("{s:s, s:I}", "side", "down", "bytes",
+						(json_int_t)300000000));
+	log_close(lg);
+	all = records(path);
+	is_int(json_array_size(all), 3, "three events, three lines");
+	r = json_array_get(all, 0);
+	is_int(json_object_size(r), 7, "open event: t, gen, conn, kind and its 3 fields");
+	ok(json_is_integer(json_object_get(r, "t")), "event has t");
+	is_int(jint(r, "conn"), 3, "event conn");
+	is_str(jstr(r, "kind"), "open", "event kind");
+	is_str(jstr(r, "path"), "/devtools/page/ABC", "event field path merged");
+	is_str(jstr(r, "origin"), "http://localhost:9323", "event field origin merged");
+	is_int(jint(r, "fd"), 12, "event integer field merged");
+	r = json_array_get(all, 1);
+	is_int(json_object_size(r), 4, "event with no fields: t, gen, conn, kind");
+	is_str(jstr(r, "kind"), "close", "second event kind");
+	r = json_array_get(all, 2);
+	is_int(jint(r, "bytes"), 300000000, "third event: large integer field");
+	json_decref(all);
+}
+
+/* What the policy did: its generation, the action, messages the proxy wrote. */
+static void test_policy_fields(void)
+{
+	char err[256] = "";
+	struct log *lg = log_open(fresh("policy.log"), 0, err, sizeof err);
+	json_t *all, *r;
+
+	if (!lg) {
+		ok(0, "log_open policy.log: %s", err);
+		return;
+	}
+	log_set_gen(lg, 3);
+	log_message(lg, &(struct log_rec){ .conn = 1, .dir = "up", .kind = "command",
+					   .method = "Network.enable", .method_len = 14,
+					   .action = "rewrite", .bytes = 60 });
+	log_message(lg, &(struct log_rec){ .conn = 1, .dir = "down", .kind = "response",
+					   .by_proxy = 1, .bytes = 20 });
+	log_event(lg, 0, "policy", json_object());
+	log_close(lg);
+	all = records(path);
+	is_int(json_array_size(all), 3, "policy records: three lines");
+	r = json_array_get(all, 0);
+	is_int(jint(r, "gen"), 3, "log_set_gen: records carry the generation");
+	is_str(jstr(r, "action"), "rewrite", "action logged");
+	ok(!json_object_get(r, "by"), "not by the proxy: no by");
+	r = json_array_get(all, 1);
+	is_str(jstr(r, "by"), "proxy", "by_proxy: \"by\":\"proxy\"");
+	ok(!json_object_get(r, "action"), "no action: left out");
+	is_int(jint(json_array_get(all, 2), "gen"), 3, "events carry the generation too");
+	json_decref(all);
+}
+
+/* More than the buffer holds, in several flushes: all there, in order. */
+static void test_many(void)
+{
+	enum { N = 20000 };
+	char err[256] = "", method[32];
+	struct log *lg = log_open(fresh("many.log"), 0, err, sizeof err);
+	json_t *all;
+	size_t i, in_order = 0;
+	long before_flush;
+
+	if (!lg) {
+		ok(0, "log_open many.log: %s", err);
+		return;
+	}
+	for (i = 0; i < N; i++) {
+		struct log_rec rec = { .conn = 1, .dir = i % 2 ? "down" : "up",
+				       .kind = i % 2 ? "response" : "command", .has_id = 1,
+				       .id = (int64_t)i, .method = method, .bytes = i };
+		rec.method_len = (size_t)snprintf(method, sizeof method, "Runtime.evaluate%zu", i);
+		log_message(lg, &rec);
+		if (i % 1000 == 999)
+			log_event(lg, 1, "mark", json_pack("{s:I}", "at", (json_int_t)i));
+	}
+	ok(size_of(path) > 0, "large output reached the file before log_flush");
+	log_flush(lg);
+	before_flush = size_of(path);
+	log_message(lg, &(struct log_rec){ .conn = 2, .dir = "up", .kind = "other", .bytes = 1 });
+	is_int(size_of(path), before_flush, "one record is buffered, not written");
+	log_flush(lg);
+	ok(size_of(path) > before_flush, "log_flush writes it out");
+	log_close(lg);
+	all = records(path);
+	is_int(json_array_size(all), N + N / 1000 + 1, "every record and event is a line");
+	for (i = 0; i < json_array_size(all); i++) {
+		json_t *r = json_array_get(all, i);
+		size_t k = i - i / 1001;   /* messages before line i */
+		if (i % 1001 == 1000)
+			in_order += !strcmp(jstr(r, "kind"), "mark") && jint(r, "at") == (long long)(k - 1);
+		else if (i < (size_t)N + N / 1000)
+			in_order += jint(r, "id") == (long long)k && jint(r, "bytes") == (long long)k;
+		else
+			in_order += jint(r, "conn") == 2;
+	}
+	is_int(in_order, N + N / 1000 + 1, "all lines in the order written");
+	json_decref(all);
+}
+
+static void cleanup(void)
+{
+	static const char *const names[] = {
+		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log",
+		"bodies.log", "big.log", "events.log", "policy.log", "many.log",
+	};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		unlink(fresh(names[i]));
+	ok(rmdir(dir) == 0, "test directory cleaned up (no stray files)");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_open_mode();
+	test_open_errors();
+	test_fields();
+	test_escapes();
+	test_not_utf8();
+	test_bodies();
+	test_big_body();
+	test_events();
+	test_policy_fields();
+	test_many();
+	cleanup();
+	return tap_done();
+}
