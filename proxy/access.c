@@ -41,6 +41,37 @@ int access_host_ok(const char *host, const struct access_list *allow)
 	return 0;
 }
 
+int access_is_loopback(const char *addr)
+{
+	unsigned char a[16];
+
+	if (!strcasecmp(addr, "localhost") || !strcmp(addr, "::1"))
+		return 1;
+	return inet_pton(AF_INET, addr, a) == 1 && a[0] == 127;
+}
+
+/* Equal strings, in time that depends on the length of b only. */
+static int same_secret(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b);
+	unsigned char diff = (unsigned char)(alen != blen);
+
+	for (size_t i = 0; i < blen; i++)
+		diff |= (unsigned char)(b[i] ^ (i < alen ? a[i] : 0));
+	return diff == 0;
+}
+
+int access_token_ok(const char *token, const char *auth, const char *query)
+{
+	if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, strlen(auth + 7), token))
+		return 1;
+	for (const char *p = query; p && *p; p += strcspn(p, "&"), p += *p == '&') {
+		if (!strncmp(p, "token=", 6) && same_secret(p + 6, strcspn(p + 6, "&"), token))
+			return 1;
+	}
+	return 0;
+}
+
 int access_origin_ok(const char *origin, const struct access_list *allow)
 {
 	if (!origin || !*origin)

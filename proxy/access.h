@@ -17,6 +17,12 @@ int access_host_ok(const char *host, const struct access_list *allow);
 /* A request with no Origin is an automation client and is fine; one with an
  * Origin (a web page) must be in allow exactly, or allow holds "*". */
 int access_origin_ok(const char *origin, const struct access_list *allow);
+/* Is addr (a --listen host) a loopback address or "localhost"? */
+int access_is_loopback(const char *addr);
+/* Does the request carry the token: "Authorization: Bearer TOKEN" (auth is
+ * the header's value, or NULL), or token=TOKEN in query (the URL arguments
+ * as "a=1&token=x", or NULL)? Compared in constant time. */
+int access_token_ok(const char *token, const char *auth, const char *query);
 /* Adds name; -1 when the list is full. */
 int access_add(struct access_list *l, const char *name);
 

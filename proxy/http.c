@@ -174,24 +174,36 @@ static const char *request_method(struct lws *wsi)
 	return "GET";
 }
 
-int http_check_access(struct proxy *px, struct lws *wsi)
+int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 {
-	char host[300] = "", origin[300] = "", why[400];
+	char host[300] = "", origin[300] = "", auth[512] = "", args[1536] = "", why[400];
+	unsigned status = HTTP_STATUS_FORBIDDEN;
 
 	lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
 	lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
-	if (!access_host_ok(host, &px->cfg.allow_hosts))
+	lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION);
+	lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS);
+	if (px->cfg.token && !access_token_ok(px->cfg.token, auth, args)) {
+		status = HTTP_STATUS_UNAUTHORIZED;
+		snprintf(why, sizeof why, "%s token (send Authorization: Bearer TOKEN, or ?token=TOKEN)",
+			 *auth || strstr(args, "token=") ? "wrong" : "missing");
+	} else if (!access_host_ok(host, &px->cfg.allow_hosts)) {
 		snprintf(why, sizeof why, "Host header '%s' is not an IP address or localhost "
 			 "(allow it with --allow-host)", host);
-	else if (!access_origin_ok(origin, &px->cfg.allow_origins))
+	} else if (!access_origin_ok(origin, &px->cfg.allow_origins)) {
 		snprintf(why, sizeof why, "Origin '%s' is not allowed (allow it with --allow-origin)",
 			 origin);
-	else
+	} else if (upgrade && px->conns_open >= px->cfg.max_connections) {
+		status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+		snprintf(why, sizeof why, "too many connections: %u open (--max-connections %u)",
+			 px->conns_open, px->cfg.max_connections);
+	} else {
 		return 0;
+	}
 	if (px->log)
 		log_event(px->log, 0, "refused", json_pack("{s:s, s:s, s:s, s:i}", "host", host,
-			  "origin", origin, "reason", why, "status", 403));
-	lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, why);
+			  "origin", origin, "reason", why, "status", (int)status));
+	lws_return_http_status(wsi, status, why);
 	return 1;
 }
 
@@ -270,11 +282,11 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	switch (reason) {
 	case LWS_CALLBACK_HTTP:
 		reply_release_down(pss);   /* the previous request on a kept-alive connection */
-		if (http_check_access(px, wsi))
+		if (http_check_access(px, wsi, 0))
 			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		return on_request(px, pss, wsi, in);
 	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-		return http_check_access(px, wsi);
+		return http_check_access(px, wsi, 1);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		return on_writeable(pss->reply, wsi);
 	case LWS_CALLBACK_HTTP_BODY:

@@ -25,6 +25,12 @@ static const char *const base_flags[] = {
 };
 #define N_BASE (sizeof base_flags / sizeof base_flags[0])
 
+size_t launch_base_flags(const char *const **flags)
+{
+	*flags = base_flags;
+	return N_BASE;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };

@@ -29,6 +29,10 @@ struct launch_opts {
  * no-debugger baseline is Chromium with no debugging port, opening the page.
  * With no_debugging, l->port stays 0. 0, or -1 with a reason in err. */
 int launch_start_opts(struct launch *l, const struct launch_opts *o, char *err, size_t errlen);
+/* The flags every launch passes (DESIGN.md section 2), before --remote-debugging-port,
+ * --user-data-dir and the caller's: their count, and the array in *flags. */
+size_t launch_base_flags(const char *const **flags);
+
 /* Is it still running? Reaps it (and reports how it ended in err) if not. */
 int launch_alive(struct launch *l, char *err, size_t errlen);
 /* Stops the browser's process group (TERM, then KILL) and removes the profile. */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "redact.h"
 #include "util.h"
 
 #define LOG_FLUSH_AT (64 * 1024)
@@ -20,6 +21,7 @@ struct log {
 	int fd;
 	size_t body_max;
 	uint64_t gen;
+	int secrets;
 	char *buf;
 	size_t len, cap;
 };
@@ -182,11 +184,17 @@ void log_message(struct log *lg, const struct log_rec *r)
 	if (r->by_proxy)
 		put(lg, ",\"by\":\"proxy\"", 13);
 	if (lg->body_max && r->body) {
-		size_t n = utf8_cut(r->body, r->body_len, lg->body_max);
+		size_t len = r->body_len, n;
+		char *clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
+		const char *body = clean ? clean : r->body;
+		n = utf8_cut(body, len, lg->body_max);
 		put(lg, ",\"body\":", 8);
-		put_json_str(lg, r->body, n);
-		if (n < r->body_len)
+		put_json_str(lg, body, n);
+		if (n < len)
 			put(lg, ",\"truncated\":true", 17);
+		if (clean)
+			put(lg, ",\"redacted\":true", 16);
+		free(clean);
 	}
 	put(lg, "}\n", 2);
 	if (lg->len >= LOG_FLUSH_AT)
@@ -208,6 +216,11 @@ void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 	json_decref(rec);
 	if (lg->len >= LOG_FLUSH_AT)
 		log_flush(lg);
+}
+
+void log_show_secrets(struct log *lg)
+{
+	lg->secrets = 1;
 }
 
 void log_set_gen(struct log *lg, uint64_t gen)

@@ -35,6 +35,9 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 void log_message(struct log *lg, const struct log_rec *rec);
 /* A record of its own: {"t","conn","kind", ...fields}; steals fields. */
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
+/* Log bodies with their secrets (auth headers, cookies); by default they are
+ * redacted (redact.h). */
+void log_show_secrets(struct log *lg);
 /* Every record from now on carries "gen": the policy generation. */
 void log_set_gen(struct log *lg, uint64_t gen);
 /* Writes out what is buffered. */

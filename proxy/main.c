@@ -42,6 +42,13 @@ static void usage(FILE *out)
 	      "                         localhost always are); repeatable\n"
 	      "  --allow-origin ORIGIN  accept requests from web pages of this Origin ('*': any);\n"
 	      "                         requests without Origin (automation clients) always are\n"
+	      "  --allow-remote         allow a --listen address that is not loopback (needs\n"
+	      "                         a token)\n"
+	      "  --token TOKEN          require Authorization: Bearer TOKEN (or ?token=TOKEN)\n"
+	      "                         on every request (default: $CDPPROXY_TOKEN)\n"
+	      "  --max-connections N    client WebSockets at once; more get 503 (default 256)\n"
+	      "  --log-secrets          log bodies with their auth headers and cookies (by\n"
+	      "                         default --log-bodies redacts them)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
 	      "  --help                 this text\n"
 	      "  --version              the version\n"
@@ -163,7 +170,7 @@ static const char *default_policy_dir(const char *policy_path, const char *argv0
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_VERBOSE, O_HELP, O_VERSION };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_LOG_SECRETS, O_VERBOSE, O_HELP, O_VERSION };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
 static int check_policy(const char *path)
@@ -181,7 +188,7 @@ static int check_policy(const char *path)
 }
 
 static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verbose,
-		      char *err, size_t errlen)
+		      int *allow_remote, char *err, size_t errlen)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -196,6 +203,10 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "check-policy", required_argument, NULL, O_CHECK_POLICY },
 		{ "allow-host", required_argument, NULL, O_ALLOW_HOST },
 		{ "allow-origin", required_argument, NULL, O_ALLOW_ORIGIN },
+		{ "allow-remote", no_argument, NULL, O_ALLOW_REMOTE },
+		{ "token", required_argument, NULL, O_TOKEN },
+		{ "max-connections", required_argument, NULL, O_MAX_CONNECTIONS },
+		{ "log-secrets", no_argument, NULL, O_LOG_SECRETS },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -255,6 +266,23 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 				return -1;
 			}
 			break;
+		case O_ALLOW_REMOTE:
+			*allow_remote = 1;
+			break;
+		case O_TOKEN:
+			cfg->token = optarg;
+			break;
+		case O_MAX_CONNECTIONS:
+			if (util_parse_size(optarg, &size, err, errlen) || !size || size > 100000) {
+				snprintf(err, errlen, "--max-connections wants a number from 1 to 100000, "
+					 "not '%s'", optarg);
+				return -1;
+			}
+			cfg->max_connections = (unsigned)size;
+			break;
+		case O_LOG_SECRETS:
+			cfg->log_secrets = 1;
+			break;
 		case O_VERBOSE:
 			*verbose = 1;
 			break;
@@ -277,6 +305,15 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 	}
 	cfg->chromium_args = argv + optind;
 	cfg->chromium_argc = argc - optind;
+	if (!cfg->token && getenv("CDPPROXY_TOKEN") && *getenv("CDPPROXY_TOKEN"))
+		cfg->token = getenv("CDPPROXY_TOKEN");
+	/* CDP is full control of the browser: not for the network without a key. */
+	if (!access_is_loopback(cfg->listen_host) && (!*allow_remote || !cfg->token)) {
+		snprintf(err, errlen, "listening on %s (not loopback) needs --allow-remote and a token "
+			 "(--token or CDPPROXY_TOKEN): CDP is full control of the browser",
+			 cfg->listen_host);
+		return -1;
+	}
 	return 0;
 }
 
@@ -285,14 +322,14 @@ int main(int argc, char **argv)
 	struct proxy_config cfg = {
 		.listen_host = "127.0.0.1", .listen_port = 9223,
 		.upstream_host = "127.0.0.1", .upstream_port = 9222,
-		.max_message = 256ull << 20, .queue_bytes = 16ull << 20,
+		.max_message = 256ull << 20, .queue_bytes = 16ull << 20, .max_connections = 256,
 	};
 	struct launch chrome = { 0 };
 	struct policy *policy = NULL;
 	char err[512], policy_dir[1024];
-	int verbose = 0;
+	int verbose = 0, allow_remote = 0;
 
-	if (parse_args(argc, argv, &cfg, &verbose, err, sizeof err) < 0) {
+	if (parse_args(argc, argv, &cfg, &verbose, &allow_remote, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}

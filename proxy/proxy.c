@@ -98,6 +98,8 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 		policy_free(p);
 		return -1;
 	}
+	if (px->log && cfg->log_secrets)
+		log_show_secrets(px->log);
 	proxy_set_policy(px, p ? p : policy_passthrough(), "start");
 
 	memset(&info, 0, sizeof info);

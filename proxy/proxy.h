@@ -27,6 +27,9 @@ struct proxy_config {
 	const char *chromium;         /* --launch: the browser to start, else NULL */
 	char **chromium_args;         /* extra flags after -- */
 	int chromium_argc;
+	const char *token;            /* --token / CDPPROXY_TOKEN: required on every request */
+	unsigned max_connections;     /* client WebSockets at once */
+	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
 };
@@ -85,9 +88,10 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
 
-/* Refuses a request whose Host or Origin Chrome itself would refuse: 0 when
- * it may go on, else it has answered 403 and the caller returns 1. */
-int http_check_access(struct proxy *px, struct lws *wsi);
+/* Refuses a request without the --token (401), whose Host or Origin Chrome
+ * itself would refuse (403), or an upgrade past --max-connections (503):
+ * 0 when it may go on, else it has answered and the caller returns 1. */
+int http_check_access(struct proxy *px, struct lws *wsi, int upgrade);
 
 /* Per downstream wsi (HTTP or WebSocket, the same protocol). */
 struct pss {

@@ -1,0 +1,49 @@
+/* access_test: Host, Origin and token checks. */
+#include "access.h"
+#include "tap.h"
+
+int main(void)
+{
+	struct access_list none = { .n = 0 }, hosts = { .n = 0 }, origins = { .n = 0 };
+
+	access_add(&hosts, "proxy.lan");
+	access_add(&origins, "http://ok.test");
+	ok(access_host_ok("127.0.0.1:9223", &none), "IPv4 with port");
+	ok(access_host_ok("127.0.0.1", &none), "IPv4 without port");
+	ok(access_host_ok("[::1]:9223", &none), "IPv6 literal");
+	ok(access_host_ok("localhost:9223", &none), "localhost");
+	ok(access_host_ok("LOCALHOST", &none), "localhost in capitals");
+	ok(access_host_ok("", &none), "no Host at all (HTTP/1.0)");
+	ok(!access_host_ok("evil.example:9223", &none), "a name is refused (DNS rebinding)");
+	ok(!access_host_ok("localhost.evil.example", &none), "a name starting with localhost is refused");
+	ok(!access_host_ok("127.0.0.1.evil.example", &none), "a name starting with an IP is refused");
+	ok(!access_host_ok("[::1", &none), "a broken IPv6 literal is refused");
+	ok(!access_host_ok("[evil]:1", &none), "brackets around a name are refused");
+	ok(access_host_ok("proxy.lan:9223", &hosts), "an allowed name");
+	ok(access_host_ok("PROXY.LAN", &hosts), "an allowed name in capitals");
+	ok(!access_host_ok("other.lan", &hosts), "another name is still refused");
+
+	ok(access_origin_ok(NULL, &none), "no Origin: an automation client");
+	ok(access_origin_ok("", &none), "empty Origin");
+	ok(!access_origin_ok("http://evil.example", &none), "a web page's Origin is refused");
+	ok(access_origin_ok("http://ok.test", &origins), "an allowed Origin");
+	ok(!access_origin_ok("http://ok.test.evil", &origins), "a longer Origin is not the allowed one");
+	access_add(&origins, "*");
+	ok(access_origin_ok("http://any.test", &origins), "* allows any Origin");
+
+	ok(access_is_loopback("127.0.0.1") && access_is_loopback("127.1.2.3"), "127/8 is loopback");
+	ok(access_is_loopback("::1") && access_is_loopback("localhost"), "::1 and localhost are loopback");
+	ok(!access_is_loopback("0.0.0.0") && !access_is_loopback("10.0.0.1"), "0.0.0.0 and 10/8 are not");
+
+	ok(access_token_ok("s3cret", "Bearer s3cret", NULL), "bearer token");
+	ok(access_token_ok("s3cret", "bearer s3cret", NULL), "bearer in lower case");
+	ok(!access_token_ok("s3cret", "Bearer s3cre", NULL), "a prefix of the token is refused");
+	ok(!access_token_ok("s3cret", "Bearer s3cretx", NULL), "a longer token is refused");
+	ok(!access_token_ok("s3cret", "Basic s3cret", NULL), "another scheme is refused");
+	ok(!access_token_ok("s3cret", NULL, NULL), "no token is refused");
+	ok(access_token_ok("s3cret", NULL, "token=s3cret"), "token in the query");
+	ok(access_token_ok("s3cret", NULL, "a=1&token=s3cret&b=2"), "token among other arguments");
+	ok(!access_token_ok("s3cret", NULL, "xtoken=s3cret"), "xtoken= is not token=");
+	ok(!access_token_ok("s3cret", NULL, "token=s3cre&x=t"), "a short token in the query is refused");
+	return tap_done();
+}
