@@ -65,6 +65,7 @@ static void conn_free(struct conn *c)
 	sessions_free(&c->sessions);
 	lws_sul_cancel(&c->hold[DOWN].sul);
 	lws_sul_cancel(&c->hold[UP].sul);
+	lws_sul_cancel(&c->up_timer);
 	free(c->path);
 	free(c);
 }
@@ -260,6 +261,24 @@ static void conn_peer_close(struct conn *c, enum side s, const unsigned char *in
 	conn_close_side(c, !s, code, reason);
 }
 
+/* Chrome took the connection but has not answered the upgrade in time. */
+static void conn_up_timeout(lws_sorted_usec_list_t *sul)
+{
+	struct conn *c = lws_container_of(sul, struct conn, up_timer);
+	char why[240];
+
+	if (c->gone[UP])
+		return;
+	snprintf(why, sizeof why, "upstream %s did not answer the upgrade within %u s",
+		 c->px->upstream, c->px->cfg.upstream_timeout);
+	if (c->wsi[UP]) {   /* let it go without us, and have lws kill it */
+		lws_set_opaque_user_data(c->wsi[UP], NULL);
+		lws_set_timeout(c->wsi[UP], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE,
+				LWS_TO_KILL_ASYNC);
+	}
+	conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
+}
+
 static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
@@ -299,10 +318,14 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 	i.local_protocol_name = "cdp-up";
 	i.opaque_user_data = c;
 	i.pwsi = &c->wsi[UP];
-	if (!lws_client_connect_via_info(&i) && !c->gone[UP])
+	if (!lws_client_connect_via_info(&i) && !c->gone[UP]) {
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
-	else
-		route_opened(c);
+		return c;
+	}
+	if (!c->gone[UP])
+		lws_sul_schedule(px->ctx, 0, &c->up_timer, conn_up_timeout,
+				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
+	route_opened(c);
 	return c;
 }
 
@@ -347,6 +370,7 @@ int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		return lws_callback_http_dummy(wsi, reason, user, in, len);
 	switch (reason) {
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		lws_sul_cancel(&c->up_timer);
 		if (c->out[UP].head || c->closing[UP])
 			lws_callback_on_writable(wsi);
 		return 0;

@@ -49,6 +49,7 @@ struct conn {
 	uint16_t peer_code[2];        /* ... with this code and reason */
 	char peer_reason[2][124];
 	struct conn_hold hold[2];
+	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
 	struct sessions sessions;
 	int64_t next_proxy_id;
 	uint64_t opened_us;

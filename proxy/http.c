@@ -21,6 +21,7 @@ struct http_reply {
 	size_t len, cap, off;
 	int ready, headers_sent;
 	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
+	lws_sorted_usec_list_t timer;  /* Chrome must have answered by then */
 	char *req_body;
 	size_t req_len;
 };
@@ -37,6 +38,7 @@ static void reply_append(struct http_reply *r, const void *data, size_t n)
 
 static void reply_free(struct http_reply *r)
 {
+	lws_sul_cancel(&r->timer);
 	free(r->req_body);
 	free(r->buf);
 	free(r);
@@ -134,6 +136,25 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 					     "GET /proxy/policy and PUT /proxy/policy are"));
 }
 
+static void up_done(struct http_reply *r, const char *error);
+
+/* Chrome took the request but has not answered in time: 502. */
+static void forward_timeout(lws_sorted_usec_list_t *sul)
+{
+	struct http_reply *r = lws_container_of(sul, struct http_reply, timer);
+
+	if (r->ready)
+		return;
+	if (r->up) {   /* let it go without us, and have lws kill it */
+		lws_set_opaque_user_data(r->up, NULL);
+		lws_set_timeout(r->up, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+		r->up = NULL;
+	}
+	up_done(r, "no answer in time (--upstream-timeout)");
+	if (!r->down)
+		reply_free(r);
+}
+
 /* Sends the request on to Chrome; the answer comes back in http_up_callback. */
 static void forward(struct proxy *px, struct http_reply *r, const char *method,
 		    const char *path_and_query)
@@ -157,6 +178,9 @@ static void forward(struct proxy *px, struct http_reply *r, const char *method,
 		int n = snprintf(msg, sizeof msg, "cdpproxy: cannot connect to upstream %s\n", px->upstream);
 		reply_set(r, 502, "text/plain", msg, (size_t)n);
 	}
+	if (!r->ready)
+		lws_sul_schedule(px->ctx, 0, &r->timer, forward_timeout,
+				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
 }
 
 static const char *request_method(struct lws *wsi)
@@ -316,6 +340,7 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 /* Chrome's answer is complete (or never came): rewrite it and send it down. */
 static void up_done(struct http_reply *r, const char *error)
 {
+	lws_sul_cancel(&r->timer);
 	if (error) {
 		char msg[300];
 		int n = snprintf(msg, sizeof msg, "cdpproxy: upstream request failed: %s\n", error);

@@ -47,6 +47,8 @@ static void usage(FILE *out)
 	      "  --token TOKEN          require Authorization: Bearer TOKEN (or ?token=TOKEN)\n"
 	      "                         on every request (default: $CDPPROXY_TOKEN)\n"
 	      "  --max-connections N    client WebSockets at once; more get 503 (default 256)\n"
+	      "  --upstream-timeout S   seconds Chrome has to accept a connection and answer\n"
+	      "                         (default 10); then the client gets 1011 or 502\n"
 	      "  --log-secrets          log bodies with their auth headers and cookies (by\n"
 	      "                         default --log-bodies redacts them)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
@@ -170,7 +172,7 @@ static const char *default_policy_dir(const char *policy_path, const char *argv0
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_LOG_SECRETS, O_VERBOSE, O_HELP, O_VERSION };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_VERBOSE, O_HELP, O_VERSION };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
 static int check_policy(const char *path)
@@ -206,6 +208,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "allow-remote", no_argument, NULL, O_ALLOW_REMOTE },
 		{ "token", required_argument, NULL, O_TOKEN },
 		{ "max-connections", required_argument, NULL, O_MAX_CONNECTIONS },
+		{ "upstream-timeout", required_argument, NULL, O_UPSTREAM_TIMEOUT },
 		{ "log-secrets", no_argument, NULL, O_LOG_SECRETS },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
@@ -273,12 +276,14 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			cfg->token = optarg;
 			break;
 		case O_MAX_CONNECTIONS:
+		case O_UPSTREAM_TIMEOUT:
 			if (util_parse_size(optarg, &size, err, errlen) || !size || size > 100000) {
-				snprintf(err, errlen, "--max-connections wants a number from 1 to 100000, "
-					 "not '%s'", optarg);
+				snprintf(err, errlen, "%s wants a number from 1 to 100000, not '%s'",
+					 argv[optind - 1], optarg);
 				return -1;
 			}
-			cfg->max_connections = (unsigned)size;
+			*(o == O_MAX_CONNECTIONS ? &cfg->max_connections : &cfg->upstream_timeout) =
+				(unsigned)size;
 			break;
 		case O_LOG_SECRETS:
 			cfg->log_secrets = 1;
@@ -323,6 +328,7 @@ int main(int argc, char **argv)
 		.listen_host = "127.0.0.1", .listen_port = 9223,
 		.upstream_host = "127.0.0.1", .upstream_port = 9222,
 		.max_message = 256ull << 20, .queue_bytes = 16ull << 20, .max_connections = 256,
+		.upstream_timeout = 10,
 	};
 	struct launch chrome = { 0 };
 	struct policy *policy = NULL;

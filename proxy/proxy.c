@@ -110,8 +110,9 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	info.pt_serv_buf_size = 256 * 1024;
 	info.max_http_header_data = 8192;
-	info.timeout_secs = 10;
-	info.connect_timeout_secs = 10;
+	/* An upstream that accepts but never answers is timed by conn.c and
+	 * http.c themselves: lws 4.1.6 does not time an awaited upgrade. */
+	info.connect_timeout_secs = cfg->upstream_timeout;
 	info.vhost_name = "cdpproxy";
 	px->ctx = lws_create_context(&info);
 	if (!px->ctx) {

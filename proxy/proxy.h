@@ -29,6 +29,7 @@ struct proxy_config {
 	int chromium_argc;
 	const char *token;            /* --token / CDPPROXY_TOKEN: required on every request */
 	unsigned max_connections;     /* client WebSockets at once */
+	unsigned upstream_timeout;    /* seconds to connect to Chrome and hear its answer */
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
