@@ -21,7 +21,11 @@ static struct msg *msg_from_json(json_t *j)
 static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)
 {
 	struct proxy *px = c->px;
-	const char *name = rec->method ? rec->method : rec->kind[0] == 'r' ? "(unmatched)" : "(other)";
+	/* Stats file a message under its method, or what it is when it has none. */
+	const char *name = rec->method ? rec->method :
+		!strcmp(rec->kind, "response") ? "(unmatched)" :
+		!strcmp(rec->kind, "binary") ? "(binary)" :
+		!strcmp(rec->kind, "invalid") ? "(invalid)" : "(other)";
 
 	stats_count(px->stats, name, rec->method ? rec->method_len : strlen(name),
 		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
@@ -196,8 +200,6 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 
 	if (m->binary || scan_message(buf, m->len, &r) < 0) {
 		rec.kind = m->binary ? "binary" : "invalid";
-		rec.method = m->binary ? "(binary)" : "(invalid)";
-		rec.method_len = strlen(rec.method);
 		count_and_log(c, from, &rec, 1);
 		conn_enqueue(c, !from, m);
 		return;

@@ -198,7 +198,8 @@ async function startChrome({ args = [], timeout = 20000 } = {}) {
 
 // Starts build/cdpproxy on 127.0.0.1:0 with a JSON-lines log and waits for its
 // "listening on http://127.0.0.1:PORT" line on stderr. Either upstreamPort
-// (an already running Chromium) or launch: true (the proxy starts Chromium).
+// (an already running Chromium) or launch: true (the proxy starts Chromium;
+// a string is the Chromium to start: --launch=PATH).
 async function startProxy({ upstreamPort, launch = false, args = [], timeout = 20000 } = {}) {
   if (!fs.existsSync(PROXY_BIN)) {
     throw new Error(`${PROXY_BIN} not found: build it (make) or set CDPPROXY_DIRECT=1 to test clients against Chromium only`);
@@ -206,7 +207,7 @@ async function startProxy({ upstreamPort, launch = false, args = [], timeout = 2
   const dir = tmpdir('cdpproxy-test-');
   const logPath = path.join(dir.dir, 'log.jsonl');
   const argv = ['--listen', '127.0.0.1:0'];
-  if (launch) argv.unshift('--launch');
+  if (launch) argv.unshift(typeof launch === 'string' ? `--launch=${launch}` : '--launch');
   else argv.push('--upstream', `127.0.0.1:${upstreamPort}`);
   argv.push('--log', logPath, ...args);
 
@@ -469,7 +470,7 @@ async function teardownEnv(env) {
 
 // Assertions common to every test after the proxy is stopped: exit 0 on
 // SIGTERM, nothing it started left running, and a 0600 log of valid records.
-const MESSAGE_KINDS = ['command', 'response', 'event', 'other', 'binary'];
+const MESSAGE_KINDS = ['command', 'response', 'event', 'other', 'binary', 'invalid'];
 function checkProxyExit(assert, result, logPath, { expectRecords = true } = {}) {
   assert.ok(result, 'proxy was started');
   assert.strictEqual(result.timedOut, false, `proxy exited within the grace period after SIGTERM; stderr:\n${result.stderr}`);

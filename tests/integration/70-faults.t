@@ -1,0 +1,149 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Faults: an upstream that never answers, bad frames and a client that
+// vanishes mid-message, 1,000 connect/disconnect cycles (RSS back to its
+// start), 64 concurrent clients each driving its own page, SIGTERM with open
+// connections. SOAK=1 makes the cycle count 20,000 (`make soak`).
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const net = require('node:net');
+const fs = require('node:fs');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
+const CYCLES = process.env.SOAK ? 20000 : 1000;
+let env;
+
+function rssKiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]);
+}
+
+test('start chromium and cdpproxy', ALL, async () => {
+  env = await h.setup({ server: false });
+});
+
+test('an upstream that accepts but never answers: 1011 on the upgrade, 502 on HTTP, within --upstream-timeout', ALL, async () => {
+  const sockets = new Set();
+  const silent = net.createServer((s) => { sockets.add(s); s.on('data', () => {}); s.on('error', () => {}); });
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  const proxy = await h.startProxy({ upstreamPort: silent.address().port, args: ['--upstream-timeout', '2'] });
+  try {
+    const t0 = Date.now();
+    const res = await h.httpRequest(`${proxy.httpURL}/json/version`);
+    assert.equal(res.status, 502, `HTTP gets 502: ${res.status} ${res.body}`);
+    assert.match(res.body, /no answer in time/);
+    assert.ok(Date.now() - t0 < 4000, `502 within the timeout (${Date.now() - t0} ms)`);
+
+    const cdp = await h.RawCDP.connect(`ws://127.0.0.1:${proxy.port}/devtools/browser/x`);
+    const t1 = Date.now();
+    const closed = await cdp.closed;
+    assert.equal(closed.code, 1011, `the client gets 1011: ${closed.code} ${closed.reason}`);
+    assert.match(closed.reason, /did not answer the upgrade within 2 s/);
+    assert.ok(closed.at - t1 < 4000, `closed within the timeout (${closed.at - t1} ms)`);
+  } finally {
+    const result = await proxy.stop();
+    proxy.removeDir();
+    for (const s of sockets) s.destroy();
+    silent.close();
+    assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  }
+});
+
+test('invalid JSON and binary frames are forwarded untouched, logged, and the proxy keeps serving', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  const answers = [];
+  cdp.ws.removeAllListeners('message');
+  cdp.ws.on('message', (data) => answers.push(data.toString()));
+  cdp.ws.send('this is not json');
+  await h.waitFor(() => answers.length >= 1, { what: "Chrome's answer to invalid JSON" });
+  assert.match(answers[0], /"code":-32700/, `Chrome's parse error reaches the client: ${answers[0]}`);
+  cdp.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+  const closed = await Promise.race([cdp.closed, h.sleep(3000).then(() => null)]);
+  // Chrome does not accept binary frames; whatever it does, the proxy passes on.
+  if (closed) assert.notEqual(closed.code, 1006, `a close from Chrome is passed on: ${closed.code}`);
+  else cdp.ws.terminate();
+  const again = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  assert.equal((await again.call('Browser.getVersion')).product.startsWith('Chrome/'), true, 'a new client is served');
+  await again.close();
+  await h.sleep(300);
+  const log = h.readLog(env.proxy.logPath);
+  assert.ok(log.some((r) => r.kind === 'invalid' && r.dir === 'up' && r.bytes === 16), 'the invalid message is logged as invalid');
+  assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === 3), 'the binary frame is logged as binary');
+});
+
+test('a client that vanishes mid-message: the proxy keeps serving', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const ws = await h.wsConnect(version.webSocketDebuggerUrl);
+  ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: `'${'z'.repeat(20 << 20)}'.length` } }));
+  await h.sleep(20);   // part of the 20 MiB frame is on its way
+  ws._socket.destroy();
+  await h.sleep(300);
+  assert.equal(env.proxy.exited(), null, 'the proxy is still running');
+  const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  assert.match((await cdp.call('Browser.getVersion')).product, /Chrome\//, 'the next client is served');
+  await cdp.close();
+});
+
+test(`${CYCLES} connect/disconnect cycles: RSS back to its start`, ALL, async (t) => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const cycle = async () => {
+    const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+    await cdp.call('Browser.getVersion');
+    await cdp.close();
+  };
+  for (let i = 0; i < 50; i++) await cycle();   // warm-up: lws and malloc settle
+  await h.sleep(200);
+  const before = rssKiB(env.proxy.pid);
+  for (let i = 0; i < CYCLES; i++) await cycle();
+  await h.sleep(500);
+  const after = rssKiB(env.proxy.pid);
+  const stats = await h.getJSON(`${env.endpoint}/proxy/stats`);
+  t.diagnostic(`RSS before ${before} KiB, after ${CYCLES} cycles ${after} KiB`);
+  assert.equal(stats.connections.open, 0, 'no connection left open');
+  assert.ok(after - before < 2048, `RSS grew by ${after - before} KiB over ${CYCLES} cycles (allowed < 2 MiB)`);
+});
+
+test('64 concurrent clients, each driving its own page', ALL, async (t) => {
+  const N = 64;
+  const targets = [];
+  for (let i = 0; i < N; i++) targets.push(await h.getJSON(`${env.endpoint}/json/new?about:blank`, { method: 'PUT' }));
+  const t0 = Date.now();
+  const results = await Promise.all(targets.map(async (target, i) => {
+    const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
+    let sum = 0;
+    for (let k = 0; k < 20; k++) {
+      const r = await cdp.call('Runtime.evaluate', { expression: `${i} * 1000 + ${k}` });
+      assert.equal(r.result.value, i * 1000 + k, `client ${i} call ${k} gets its own answer`);
+      sum += r.result.value;
+    }
+    await cdp.close();
+    return sum;
+  }));
+  t.diagnostic(`${N} clients x 20 evaluates in ${Date.now() - t0} ms`);
+  results.forEach((sum, i) => assert.equal(sum, 20 * i * 1000 + 190, `client ${i}'s answers add up`));
+  for (const target of targets) await h.httpRequest(`${env.endpoint}/json/close/${target.id}`);
+});
+
+test('SIGTERM with open connections: close frames, a complete log, exit 0', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const a = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  const b = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  await a.call('Browser.getVersion');
+  const result = await env.stopProxy();
+  const [ca, cb] = await Promise.all([a.closed, b.closed]);
+  assert.equal(ca.code, 1001, `client a gets 1001: ${ca.code} ${ca.reason}`);
+  assert.equal(cb.code, 1001, `client b gets 1001: ${cb.code} ${cb.reason}`);
+  assert.match(ca.reason, /shutting down/);
+  const log = h.checkProxyExit(assert, result, env.proxy.logPath);
+  const opened = log.filter((r) => r.kind === 'open').map((r) => r.conn);
+  const closedConns = new Set(log.filter((r) => r.kind === 'close' && r.side === 'client').map((r) => r.conn));
+  assert.deepEqual(opened.filter((c) => !closedConns.has(c)), [], 'every connection opened has its close in the log');
+});
+
+test('stop everything', { timeout: 30000 }, async () => {
+  if (env) await env.teardown();
+});
