@@ -23,7 +23,7 @@ struct http_reply {
 	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
 	lws_sorted_usec_list_t timer;  /* Chrome must have answered by then */
 	char *req_body;
-	size_t req_len;
+	size_t req_len, body_seen;
 };
 
 static void reply_append(struct http_reply *r, const void *data, size_t n)
@@ -316,8 +316,9 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	case LWS_CALLBACK_HTTP_BODY:
 		if (pss->reply && pss->reply->want_body) {
 			struct http_reply *r = pss->reply;
-			if (r->req_len + len > ADMIN_BODY_MAX)
-				return -1;
+			r->body_seen += len;   /* past the limit, read on but keep nothing */
+			if (r->body_seen > ADMIN_BODY_MAX)
+				return 0;
 			r->req_body = xrealloc(r->req_body, r->req_len + len + 1);
 			memcpy(r->req_body + r->req_len, in, len);
 			r->req_len += len;
@@ -326,7 +327,11 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
 		if (pss->reply && pss->reply->want_body) {
 			pss->reply->want_body = 0;
-			admin_put_policy(px, pss->reply);
+			if (pss->reply->body_seen > ADMIN_BODY_MAX)
+				reply_json(pss->reply, 413, json_pack("{s:s}", "error",
+					   "a policy is at most 1 MiB"));
+			else
+				admin_put_policy(px, pss->reply);
 		}
 		return 0;
 	case LWS_CALLBACK_CLOSED_HTTP:

@@ -175,18 +175,20 @@ static int parse_action_args(struct parse *ps, const char *path, const json_t *j
 {
 	json_t *v;
 	char p[256];
+	/* The member a message is about: "$.rules[2].ms". */
+#define AT(key) (snprintf(p, sizeof p, "%s." key, path), p)
 
 	switch (r->action) {
 	case ACT_STUB:
 		v = json_object_get(j, "result");
 		r->result = v ? json_incref(v) : json_object();
 		if (!json_is_object(r->result))
-			return fail(ps, path, "stub: \"result\" must be an object");
+			return fail(ps, AT("result"), "must be an object, not %s", type_name(r->result));
 		return 0;
 	case ACT_REJECT:
 		v = json_object_get(j, "code");
 		if (v && !json_is_integer(v))
-			return fail(ps, path, "reject: \"code\" must be an integer, not %s", type_name(v));
+			return fail(ps, AT("code"), "must be an integer, not %s", type_name(v));
 		r->code = v ? json_integer_value(v) : -32000;
 		if (get_string(ps, path, j, "message", &r->message))
 			return -1;
@@ -196,14 +198,15 @@ static int parse_action_args(struct parse *ps, const char *path, const json_t *j
 	case ACT_REWRITE:
 		v = json_object_get(j, "params");
 		if (v && !json_is_object(v))
-			return fail(ps, path, "rewrite: \"params\" must be an object, not %s", type_name(v));
+			return fail(ps, AT("params"), "must be an object, not %s", type_name(v));
 		r->merge = v ? json_incref(v) : NULL;
 		v = json_object_get(j, "remove");
 		if (v) {
 			size_t i;
 			json_t *k;
 			if (!json_is_array(v))
-				return fail(ps, path, "rewrite: \"remove\" must be an array of key names");
+				return fail(ps, AT("remove"), "must be an array of key names, not %s",
+					    type_name(v));
 			json_array_foreach(v, i, k)
 				if (!json_is_string(k)) {
 					snprintf(p, sizeof p, "%s.remove[%zu]", path, i);
@@ -217,12 +220,14 @@ static int parse_action_args(struct parse *ps, const char *path, const json_t *j
 	case ACT_DELAY:
 		v = json_object_get(j, "ms");
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 600000)
-			return fail(ps, path, "delay needs \"ms\": an integer from 0 to 600000");
+			return fail(ps, AT("ms"), "delay needs milliseconds, an integer from 0 to 600000, not %s",
+				    v ? type_name(v) : "nothing");
 		r->delay_ms = (uint64_t)json_integer_value(v);
 		return 0;
 	default:
 		return 0;
 	}
+#undef AT
 }
 
 static int parse_rule(struct parse *ps, const char *path, const json_t *j, struct policy_rule *r)

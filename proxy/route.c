@@ -34,8 +34,10 @@ static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, i
 }
 
 /* Sends a message the proxy wrote itself to side `to`: a command to Chrome
- * (its response will be consumed) or an answer to the client. Takes j. */
-static void route_emit(struct conn *c, enum side to, json_t *j)
+ * (its response will be consumed) or an answer to the client, which is
+ * logged under its command's method and the action that made it. Takes j. */
+static void route_emit(struct conn *c, enum side to, json_t *j, const char *answers,
+		       const char *action)
 {
 	struct msg *m = msg_from_json(j);
 	const char *buf = (const char *)m->buf + LWS_PRE;
@@ -51,10 +53,15 @@ static void route_emit(struct conn *c, enum side to, json_t *j)
 		rec.id = r.id;
 		rec.has_error = r.has_error_code;
 		rec.error = r.error_code;
-		if (scan_str_copy(buf, &r.method, method, sizeof method) > 0) {
+		if (answers)
+			snprintf(method, sizeof method, "%s", answers);
+		else
+			scan_str_copy(buf, &r.method, method, sizeof method);
+		if (*method) {
 			rec.method = method;
 			rec.method_len = strlen(method);
 		}
+		rec.action = action;
 		if (scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
 			rec.session = session;
 			rec.session_len = strlen(session);
@@ -74,7 +81,7 @@ static void route_command(struct conn *c, const char *sid, const char *method, j
 
 	if (*sid)
 		json_object_set_new(j, "sessionId", json_string(sid));
-	route_emit(c, UP, j);
+	route_emit(c, UP, j, NULL, NULL);
 }
 
 /* Sends what the policy injects for a session that just attached. */
@@ -134,7 +141,7 @@ void route_sync(struct conn *c)
 
 /* The client's command answered by the proxy: a stub's result or a reject's error. */
 static void route_answer(struct conn *c, const struct scan_result *r, const char *session,
-			 const struct policy_rule *rule)
+			 const char *method, const struct policy_rule *rule)
 {
 	json_t *j = json_pack("{s:I}", "id", (json_int_t)r->id);
 
@@ -145,7 +152,7 @@ static void route_answer(struct conn *c, const struct scan_result *r, const char
 				    (json_int_t)rule->code, "message", rule->message));
 	if (r->session.present)
 		json_object_set_new(j, "sessionId", json_string(session));
-	route_emit(c, DOWN, j);
+	route_emit(c, DOWN, j, method, policy_action_name(rule->action));
 }
 
 /* The message's params (or, for a response, result) as a new object. */
@@ -256,7 +263,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 			sessions_on_stub(&c->sessions, session, method, client_params);
 			json_decref(client_params);
 		}
-		route_answer(c, &r, session, rule);
+		route_answer(c, &r, session, method, rule);
 		msg_free(m);
 		return;
 	case ACT_DROP:

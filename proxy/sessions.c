@@ -251,15 +251,16 @@ void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 {
 	static const char *const followed[] = {
 		"Target.attachedToTarget", "Target.detachedFromTarget", "Target.targetInfoChanged",
+		"Page.frameNavigated",
 	};
 	size_t which = 0;
 	json_t *params, *info;
 	const char *sid;
 
 	(void)len;
-	while (which < 3 && !scan_str_eq(buf, &r->method, followed[which]))
+	while (which < 4 && !scan_str_eq(buf, &r->method, followed[which]))
 		which++;
-	if (which == 3)
+	if (which == 4)
 		return;
 	params = params_json(buf, &r->params);
 	info = json_object_get(params, "targetInfo");
@@ -268,6 +269,17 @@ void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 		update_target(session_get_or_add(s, sid, strlen(sid)), info);
 	} else if (which == 1 && sid) {
 		session_detach(s, sid);
+	} else if (which == 3) {
+		/* The main frame navigated: the session's URL follows, for clients
+		 * that never ask for Target.targetInfoChanged (Playwright). */
+		json_t *frame = json_object_get(params, "frame");
+		char sid_here[128] = "";
+		struct session *se;
+		if (r->session.present)
+			scan_str_copy(buf, &r->session, sid_here, sizeof sid_here);
+		se = sessions_get(s, sid_here);
+		if (se && !json_object_get(frame, "parentId"))
+			set_str(&se->url, json_string_value(json_object_get(frame, "url")));
 	} else if (which == 2) {
 		const char *tid = json_string_value(json_object_get(info, "targetId"));
 		size_t i = 0;

@@ -1,0 +1,197 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 6: policy files on the command line. --check-policy accepts every
+// shipped policy and refuses bad ones (exit 2, "FILE: $.json.path: reason" on
+// stderr); --policy BAD --launch exits 2 before anything starts (no Chromium
+// ever runs); with a good policy --launch starts, and a bad PUT /proxy/policy
+// is answered 400 while the running policy stays.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 50000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1: these test the proxy binary' };
+const POLICY_DIR = path.join(h.ROOT, 'policies');
+const reEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+let tmp;
+
+// Runs the proxy to completion (it must exit by itself within `timeout`);
+// kills it by PID otherwise. Resolves {code, signal, stdout, stderr, timedOut}.
+function runProxy(args, timeout = 10000) {
+  return new Promise((resolve) => {
+    const child = spawn(h.PROXY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }, timeout);
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr, timedOut, pid: child.pid }); });
+  });
+}
+
+// PIDs of live processes whose command line contains s, by pgrep -f.
+function pgrep(s) {
+  try {
+    return execFileSync('pgrep', ['-f', '--', s], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)
+      .filter((p) => p !== process.pid && h.alive(p));
+  } catch (e) {
+    if (e.status === 1) return [];  // none
+    throw e;
+  }
+}
+
+test('set up a scratch directory and a Chromium launcher that leaves a trace', ALL, async () => {
+  tmp = h.tmpdir('cdpproxy-policy-files-');
+  tmp.launcher = path.join(tmp.dir, 'chromium-traced');
+  tmp.trace = path.join(tmp.dir, 'launched');
+  fs.writeFileSync(tmp.launcher, `#!/bin/sh\necho "$$" >> '${tmp.trace}'\nexec '${h.CHROMIUM}' "$@"\n`, { mode: 0o755 });
+});
+
+test('--check-policy accepts every shipped policy (exit 0)', ALL, async () => {
+  const files = fs.readdirSync(POLICY_DIR).filter((f) => f.endsWith('.json')).sort();
+  for (const must of ['passthrough', 'no-network', 'network-postdata-cap', 'force-network', 'quiet-events']) {
+    assert.ok(files.includes(`${must}.json`), `policies/${must}.json is shipped`);
+  }
+  for (const f of files) {
+    const file = path.join(POLICY_DIR, f);
+    const r = await runProxy(['--check-policy', file]);
+    assert.equal(r.code, 0, `--check-policy ${f}: exit 0 (stderr: ${r.stderr})`);
+    assert.equal(r.stderr, '', `${f}: nothing on stderr`);
+    const name = JSON.parse(fs.readFileSync(file, 'utf8')).name || path.basename(f, '.json');
+    assert.match(r.stdout, new RegExp(`^${reEscape(file)}: policy ${reEscape(name)}, \\d+ rules, \\d+ injects: ok\\n$`),
+      `${f}: one line saying it is ok`);
+  }
+});
+
+// [file name, content, the JSON path and reason stderr must give after "FILE: "]
+const BAD = [
+  ['invalid-json.json', '{"rules": [\n  {"method": "Network.enable", "action": "stub"}\n', /^line \d+ column \d+: .+/],
+  ['trailing-garbage.json', '{"rules": []} x', /^line 1 column \d+: .+/],
+  ['duplicate-key.json', '{"rules": [], "rules": []}', /^line 1 column \d+: duplicate object key/],
+  ['not-an-object.json', '[]', /^\$: a policy must be an object, not an array$/],
+  ['unknown-action.json', { rules: [{ method: 'Network.enable', action: 'explode' }] },
+    /^\$\.rules\[0\]\.action: unknown action 'explode' \(expected pass, stub, reject, rewrite, drop or delay\)$/],
+  ['missing-action.json', { rules: [{ method: 'Network.enable' }] }, /^\$\.rules\[0\]\.action: missing/],
+  ['bad-glob.json', { rules: [{ method: 'Network.enable', action: 'pass' }, { method: 'Net[', action: 'stub' }] },
+    /^\$\.rules\[1\]\.method: bad glob 'Net\[': only \* and \? are special/],
+  ['bad-url-glob.json', { rules: [{ method: 'Page.*', url: 'http://x/{a,b}', action: 'pass' }] }, /^\$\.rules\[0\]\.url: bad glob 'http:\/\/x\/\{a,b\}'/],
+  ['missing-method.json', { rules: [{ action: 'stub' }] }, /^\$\.rules\[0\]\.method: missing/],
+  ['ms-string.json', { rules: [{ method: 'Runtime.evaluate', action: 'delay', ms: '100' }] },
+    /^\$\.rules\[0\]\.ms: delay needs milliseconds, an integer from 0 to 600000, not a string$/],
+  ['ms-too-big.json', { rules: [{ method: 'Runtime.evaluate', action: 'delay', ms: 600001 }] }, /^\$\.rules\[0\]\.ms: delay needs milliseconds/],
+  ['code-string.json', { rules: [{ method: 'X.y', action: 'reject', code: '1' }] },
+    /^\$\.rules\[0\]\.code: must be an integer, not a string$/],
+  ['log-string.json', { rules: [{ method: 'X.y', action: 'pass', log: 'no' }] }, /^\$\.rules\[0\]\.log: must be true or false, not a string$/],
+  ['target-number.json', { rules: [{ method: 'X.y', action: 'pass', target: 5 }] }, /^\$\.rules\[0\]\.target: must be a string, not an integer$/],
+  ['rules-object.json', { rules: {} }, /^\$\.rules: must be an array of rules, not an object$/],
+  ['unknown-key.json', { rules: [{ method: 'X.y', action: 'pass', mehtod: 'X.z' }] }, /^\$\.rules\[0\]: unknown key 'mehtod'$/],
+  ['unknown-top-key.json', { rule: [] }, /^\$: unknown key 'rule'$/],
+  ['drop-command.json', { rules: [{ method: 'Network.enable', kind: 'command', action: 'drop' }] },
+    /^\$\.rules\[0\]\.kind: drop applies to events only/],
+  ['stub-event.json', { rules: [{ method: 'Network.requestWillBeSent', kind: 'event', action: 'stub' }] },
+    /^\$\.rules\[0\]\.kind: stub applies to commands only$/],
+  ['bad-kind.json', { rules: [{ method: 'X.y', kind: 'request', action: 'pass' }] }, /^\$\.rules\[0\]\.kind: must be "command", "event", "response"/],
+  ['rewrite-nothing.json', { rules: [{ method: 'Network.enable', action: 'rewrite' }] }, /^\$\.rules\[0\]: rewrite needs "params" to merge or "remove"$/],
+  ['stub-result-array.json', { rules: [{ method: 'X.y', action: 'stub', result: [1] }] }, /^\$\.rules\[0\]\.result: must be an object, not an array$/],
+  ['inject-bad-method.json', { inject: [{ target: 'page', commands: [{ method: 'Networkenable' }] }] },
+    /^\$\.inject\[0\]\.commands\[0\]: must be \{"method": "Domain\.command", "params": \{\.\.\.\}\}$/],
+  ['inject-params-array.json', { inject: [{ commands: [{ method: 'Network.enable', params: [] }] }] },
+    /^\$\.inject\[0\]\.commands\[0\]: "params" must be an object, not an array$/],
+];
+
+test('--check-policy refuses bad files: exit 2, "FILE: $.path: reason" on stderr', ALL, async () => {
+  for (const [name, content, reason] of BAD) {
+    const file = path.join(tmp.dir, name);
+    fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+    const r = await runProxy(['--check-policy', file]);
+    assert.equal(r.code, 2, `${name}: exit 2 (stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)})`);
+    assert.equal(r.stdout, '', `${name}: nothing on stdout`);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, `${name}: one line on stderr: ${JSON.stringify(r.stderr)}`);
+    const prefix = `cdpproxy: ${file}: `;
+    assert.ok(lines[0].startsWith(prefix), `${name}: the line names the file: ${lines[0]}`);
+    assert.match(lines[0].slice(prefix.length), reason, `${name}: the JSON path and the reason`);
+  }
+  const missing = path.join(tmp.dir, 'no-such-file.json');
+  const r = await runProxy(['--check-policy', missing]);
+  assert.equal(r.code, 2, 'a missing file: exit 2');
+  assert.match(r.stderr, new RegExp(`^cdpproxy: ${reEscape(missing)}: .*No such file`), 'says the file is missing');
+});
+
+test('cdpproxy --policy BAD --launch exits 2 before starting anything', ALL, async () => {
+  const marker = `--cdpproxy-test-marker=${crypto.randomBytes(6).toString('hex')}`;
+  const bad = path.join(tmp.dir, 'unknown-action.json');
+  const log = path.join(tmp.dir, 'must-not-exist.jsonl');
+  assert.deepEqual(pgrep(marker), [], 'no process with the marker before');
+  const r = await runProxy([`--launch=${tmp.launcher}`, '--listen', '127.0.0.1:0', '--log', log, '--policy', bad, '--', marker]);
+  const after = pgrep(marker);
+  for (const p of after) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+  assert.equal(r.timedOut, false, `the proxy exited by itself: ${r.stderr}`);
+  assert.equal(r.code, 2, `exit status 2: ${r.stderr}`);
+  assert.match(r.stderr, new RegExp(`^cdpproxy: ${reEscape(bad)}: \\$\\.rules\\[0\\]\\.action: unknown action 'explode'`),
+    'stderr: file, JSON path and reason');
+  assert.doesNotMatch(r.stderr, /listening on/, 'it never listened');
+  assert.deepEqual(after, [], 'no Chromium (or anything with the marker) is running after');
+  assert.equal(fs.existsSync(tmp.trace), false, 'the Chromium launcher never ran');
+  assert.equal(fs.existsSync(log), false, 'the log was never opened');
+
+  // The policy is checked before the upstream too: 2, not 1 (unreachable upstream).
+  const r2 = await runProxy(['--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--policy', bad]);
+  assert.equal(r2.code, 2, `bad policy with an unreachable upstream: 2 (${r2.stderr})`);
+  assert.match(r2.stderr, /unknown action 'explode'/, 'for the policy\'s reason');
+});
+
+test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the policy stays', ALL, async () => {
+  const marker = `--cdpproxy-test-marker=${crypto.randomBytes(6).toString('hex')}`;
+  const proxy = await h.startProxy({
+    launch: tmp.launcher, args: ['--policy', path.join(POLICY_DIR, 'no-network.json'), '--policy-dir', POLICY_DIR, '--', marker],
+  });
+  let result;
+  try {
+    assert.ok(fs.existsSync(tmp.trace), 'the launcher ran');
+    const running = pgrep(marker).filter((p) => p !== proxy.pid);
+    assert.ok(running.length >= 1, 'Chromium with the marker is running (so the check above can see one)');
+    const before = await h.getJSON(`${proxy.httpURL}/proxy/policy`);
+    assert.deepEqual([before.name, before.gen], ['no-network', 1], 'started with no-network');
+
+    const put = async (body) => {
+      const r = await h.httpRequest(`${proxy.httpURL}/proxy/policy`, { method: 'PUT', body });
+      return { status: r.status, json: JSON.parse(r.body) };
+    };
+    let r = await put(JSON.stringify({ name: 'x', rules: [{ method: 'Network.enable', action: 'delay', ms: '100' }] }));
+    assert.equal(r.status, 400, 'wrong type: 400');
+    assert.equal(r.json.error, 'PUT /proxy/policy: $.rules[0].ms: delay needs milliseconds, an integer from 0 to 600000, not a string', 'source, JSON path and reason');
+    r = await put(JSON.stringify({ rules: [{ method: 'Network.enable', kind: 'command', action: 'drop' }] }));
+    assert.equal(r.status, 400, 'drop on a command: 400');
+    assert.match(r.json.error, /^PUT \/proxy\/policy: \$\.rules\[0\]\.kind: drop applies to events only/);
+    r = await put('{"rules": [');
+    assert.equal(r.status, 400, 'invalid JSON: 400');
+    assert.match(r.json.error, /not JSON/);
+    r = await put(JSON.stringify({ name: 'unknown-action' }));
+    assert.equal(r.status, 400, 'a name with no such file in the policy dir: 400');
+    const after = await h.getJSON(`${proxy.httpURL}/proxy/policy`);
+    assert.deepEqual([after.name, after.gen, after.since_us], [before.name, before.gen, before.since_us], 'the running policy stays');
+
+    // A good PUT still works after the bad ones.
+    r = await put(JSON.stringify({ name: 'passthrough' }));
+    assert.equal(r.status, 200, 'a good PUT: 200');
+    assert.deepEqual([r.json.name, r.json.gen], ['passthrough', 2], 'generation 2');
+  } finally {
+    result = await proxy.stop();
+    proxy.removeDir();
+  }
+  assert.equal(result.code, 0, `proxy exit 0: ${result.stderr}`);
+  assert.deepEqual(result.leftover, [], 'nothing it started outlives it');
+  assert.deepEqual(pgrep(marker), [], 'its Chromium is gone');
+});
+
+test('remove the scratch directory', ALL, async () => {
+  if (tmp) tmp.remove();
+});
