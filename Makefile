@@ -18,7 +18,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
 
-.PHONY: all deps test report unit clean asan
+.PHONY: all deps test report unit clean asan valgrind fuzz soak
 all: $(B)/cdpproxy $(UNIT) $(TOOLS)
 
 $(B)/obj/%.o: proxy/%.c proxy/*.h
@@ -46,6 +46,11 @@ $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(B)/libcdpproxy.a
 deps:
 	@tools/deps.sh
 
+# The main job: how each enabled CDP domain changes upload throughput: the
+# default matrix (under 5 minutes on 2 cores), a table on stdout and report/.
+report: deps all
+	$(B)/cdpbench --out report
+
 # Warnings are errors here; each test prints TAP and prove sums them up.
 test: deps
 	$(MAKE) all EXTRA_CFLAGS=-Werror
@@ -54,13 +59,32 @@ test: deps
 unit: all
 	prove --exec '' $(UNIT)
 
-# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
-asan: deps
-	$(MAKE) clean
-	$(MAKE) all EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	    LDLIBS="$(LDLIBS) -fsanitize=address,undefined"
+# The whole suite with the proxy, the library and the unit tests built with
+# AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, in $(B)/asan.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+asan: deps all
+	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)" LDLIBS="$(LDLIBS) $(SAN)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	    prove --exec '' --timer $(UNIT) tests/integration/*.t
+	CDPPROXY_BIN=$(B)/asan/cdpproxy CDPPROXY_SANITIZED=1 \
+	    prove --exec '' --timer $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
+
+# The unit tests and the proxy in the integration tests under valgrind's memcheck.
+VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+valgrind: deps all
+	prove --exec '$(VALGRIND)' $(UNIT)
+	CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
+	    prove --exec '' --timer tests/integration/1*.t tests/integration/2*.t \
+	    tests/integration/6*.t tests/integration/7*.t
+
+# libFuzzer drivers of tests/fuzz/ (clang, ASan, UBSan) built in $(B)/fuzz, each
+# run FUZZ_SECONDS; new inputs gather in $(B)/fuzz/corpus/, findings in artifacts/.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	tools/fuzz.sh --seconds $(FUZZ_SECONDS) --build $(B)/fuzz
+
+# The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
+soak: deps all
+	SOAK=1 prove --exec '' --timer tests/integration/70-faults.t
 
 clean:
 	rm -rf $(B)

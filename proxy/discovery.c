@@ -22,11 +22,11 @@ int discovery_rewrites(const char *path)
 	return 0;
 }
 
-/* Replaces the host in s between offset `from` and the next '/' (or '&', or
- * the end) by host. Returns a new string. */
-static char *replace_host(const char *s, size_t from, const char *host)
+/* Replaces the host in s between offset `from` and the first byte of stop
+ * (or the end) by host. Returns a new string. */
+static char *replace_host(const char *s, size_t from, const char *host, const char *stop)
 {
-	size_t end = from + strcspn(s + from, "/&#");
+	size_t end = from + strcspn(s + from, stop);
 	size_t hl = strlen(host), tail = strlen(s + end);
 	char *out = xmalloc(from + hl + tail + 1);
 
@@ -45,7 +45,8 @@ static void rewrite_ws_url(json_t *target, const char *host)
 
 	if (!p)
 		return;
-	out = replace_host(s, (size_t)(p + 3 - s), host);
+	/* A URL's authority ends at '/', '?' or '#' (RFC 3986), not at '&'. */
+	out = replace_host(s, (size_t)(p + 3 - s), host, "/?#");
 	json_string_set(v, out);
 	free(out);
 }
@@ -60,7 +61,7 @@ static void rewrite_frontend_url(json_t *target, const char *host)
 	for (const char *p = q; p && *p; p = strchr(p + 1, '&')) {
 		size_t k = strncmp(p + 1, "ws=", 3) == 0 ? 3 : strncmp(p + 1, "wss=", 4) == 0 ? 4 : 0;
 		if (k) {
-			char *out = replace_host(s, (size_t)(p + 1 + k - s), host);
+			char *out = replace_host(s, (size_t)(p + 1 + k - s), host, "/&#");
 			json_string_set(v, out);
 			free(out);
 			return;

@@ -335,6 +335,7 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		}
 		return 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
+	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:   /* the transaction is over */
 		reply_release_down(pss);
 		return 0;
 	default:

@@ -473,8 +473,11 @@ json_t *policy_desired(const struct policy *p, const json_t *client_enabled,
 	json_object_foreach((json_t *)client_enabled, domain, params) {
 		char method[160];
 		int n = snprintf(method, sizeof method, "%s.enable", domain);
-		struct policy_rule *r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url);
+		struct policy_rule *r;
 		json_t *sent;
+		if (n < 0 || (size_t)n >= sizeof method)   /* no such domain name in CDP */
+			continue;
+		r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url);
 		if (r && (r->action == ACT_STUB || r->action == ACT_REJECT))
 			continue;
 		sent = json_deep_copy(params);

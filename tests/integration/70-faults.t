@@ -104,7 +104,9 @@ test(`${CYCLES} connect/disconnect cycles: RSS back to its start`, ALL, async (t
   const stats = await h.getJSON(`${env.endpoint}/proxy/stats`);
   t.diagnostic(`RSS before ${before} KiB, after ${CYCLES} cycles ${after} KiB`);
   assert.equal(stats.connections.open, 0, 'no connection left open');
-  assert.ok(after - before < 2048, `RSS grew by ${after - before} KiB over ${CYCLES} cycles (allowed < 2 MiB)`);
+  // Under a sanitizer or valgrind freed memory is held back on purpose.
+  if (!process.env.CDPPROXY_SANITIZED)
+    assert.ok(after - before < 2048, `RSS grew by ${after - before} KiB over ${CYCLES} cycles (allowed < 2 MiB)`);
 });
 
 test('64 concurrent clients, each driving its own page', ALL, async (t) => {

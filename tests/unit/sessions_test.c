@@ -354,8 +354,13 @@ static void test_targets(void)
 	      "\"type\":\"page\",\"url\":\"https://other/\"}}}");
 	is_str(URL("S1"), "https://example.com/", "targetInfoChanged for an unknown target changes nothing");
 	event("{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{"
+	      "\"id\":\"F2\",\"parentId\":\"T1\",\"url\":\"https://child/\"}}}");
+	is_str(URL("S1"), "https://example.com/", "a child frame's navigation leaves the url alone");
+	event("{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{"
 	      "\"id\":\"T1\",\"url\":\"https://elsewhere/\"}}}");
-	is_str(URL("S1"), "https://example.com/", "other events are ignored");
+	is_str(URL("S1"), "https://elsewhere/", "the main frame's navigation moves the url (clients without targetInfoChanged)");
+	event("{\"method\":\"Page.loadEventFired\",\"sessionId\":\"S1\",\"params\":{\"url\":\"https://no/\"}}");
+	is_str(URL("S1"), "https://elsewhere/", "other events are ignored");
 
 	/* Commands in flight on S1 and S2 with scattered ids: 381 entries fill
 	 * the pending table to 3/4, so removing S1's shifts entries of both

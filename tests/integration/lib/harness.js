@@ -211,7 +211,11 @@ async function startProxy({ upstreamPort, launch = false, args = [], timeout = 2
   else argv.push('--upstream', `127.0.0.1:${upstreamPort}`);
   argv.push('--log', logPath, ...args);
 
-  const child = spawn(PROXY_BIN, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // CDPPROXY_WRAP runs the proxy under a tool (make valgrind).
+  const wrap = (process.env.CDPPROXY_WRAP || '').split(' ').filter(Boolean);
+  const child = wrap.length
+    ? spawn(wrap[0], [...wrap.slice(1), PROXY_BIN, ...argv], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(PROXY_BIN, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid;
   let stderrAll = '';
   child.stderr.setEncoding('utf8');

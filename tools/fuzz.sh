@@ -1,0 +1,143 @@
+#!/bin/sh
+# fuzz: builds the libFuzzer drivers of tests/fuzz/ with clang (ASan, UBSan)
+# and runs each for a while (`make fuzz`), or briefly (--smoke, `make test`).
+#
+#   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
+#
+# DRIVER is scan, policy or discovery (default: all three, one after the
+# other). A bare number is SECONDS (default 60; 5 with --smoke), any other
+# argument that is not a driver is the build DIR (default build/fuzz). --smoke
+# first runs each driver over its committed corpus, then fuzzes from a fresh
+# scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
+# runs (the committed corpus in tests/fuzz/corpus/NAME is only read).
+# Prints one summary line per driver (executions, exec/s, coverage, findings)
+# and, for a finding, the input that triggers it and how to reproduce it.
+# Exits 1 if anything was found (crash, leak, oracle disagreement, timeout),
+# 2 if the drivers do not build. FUZZ_CC (default clang) and FUZZ_FLAGS (extra
+# libFuzzer flags, e.g. -seed=1) can be set in the environment.
+set -eu
+cd "$(dirname "$0")/.."
+
+ALL="scan policy discovery"
+smoke=0 seconds="" build=build/fuzz drivers=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --smoke) smoke=1 ;;
+    --seconds|--build)
+        [ $# -ge 2 ] || { echo "fuzz: $1 needs a value" >&2; exit 2; }
+        if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
+        shift ;;
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    scan|policy|discovery) drivers="$drivers $1" ;;
+    -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
+    *[!0-9]*|'') build=$1 ;;
+    *) seconds=$1 ;;
+    esac
+    shift
+done
+[ -n "$drivers" ] || drivers=$ALL
+[ -n "$seconds" ] || { [ $smoke = 1 ] && seconds=5 || seconds=60; }
+
+CC=${FUZZ_CC:-clang}
+if ! command -v "$CC" >/dev/null 2>&1; then
+    echo "fuzz: $CC not found (Debian packages: clang libclang-rt-14-dev)" >&2
+    exit 2
+fi
+CFLAGS="-g -O1 -fno-omit-frame-pointer -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+        -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror
+        -Iproxy $(pkg-config --cflags jansson)
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
+LIBS="$(pkg-config --libs jansson)"
+
+# Each driver is its .c file plus the proxy modules it tests, nothing else.
+sources() {
+    case "$1" in
+    scan) echo proxy/scan.c ;;
+    policy) echo proxy/policy.c proxy/util.c ;;
+    discovery) echo proxy/discovery.c proxy/util.c ;;
+    esac
+}
+# 16 KiB reaches jansson's nesting limit (2048) with room to spare.
+max_len() {
+    case "$1" in scan) echo 16384 ;; *) echo 8192 ;; esac
+}
+
+mkdir -p "$build/logs"
+for d in $drivers; do
+    # shellcheck disable=SC2046 # word splitting is wanted
+    if ! $CC $CFLAGS -o "$build/fuzz_$d" "tests/fuzz/fuzz_$d.c" $(sources "$d") $LIBS \
+            >"$build/logs/$d.build.log" 2>&1; then
+        cat "$build/logs/$d.build.log" >&2
+        echo "fuzz $d: does not build with $CC (needs libFuzzer: Debian libclang-rt-14-dev)" >&2
+        exit 2
+    fi
+done
+
+# The value of a libFuzzer final stat (-print_final_stats=1), or "?".
+stat() {
+    v=$(sed -n "s/^stat::$1: *//p" "$2" | tail -n 1)
+    echo "${v:-?}"
+}
+
+found=0
+for d in $drivers; do
+    bin=$build/fuzz_$d log=$build/logs/$d.log committed=tests/fuzz/corpus/$d
+    artifacts=$build/artifacts/$d/
+    mkdir -p "$artifacts"
+    : >"$log"
+    corpus_note=""
+    if [ $smoke = 1 ]; then
+        # Every committed input once, on its own: a regression shows by name.
+        # shellcheck disable=SC2046
+        if ! "$bin" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts" \
+                $(find "$committed" -type f | sort) >>"$log" 2>&1; then
+            failed=1
+        else
+            failed=0
+        fi
+        corpus_note=", committed corpus $(find "$committed" -type f | wc -l) inputs ok"
+        scratch=$build/smoke/$d
+        rm -rf "$scratch"
+    else
+        failed=0
+        scratch=$build/corpus/$d
+    fi
+    mkdir -p "$scratch"
+    if [ $failed = 0 ]; then
+        before=$(find "$scratch" -type f | wc -l)
+        # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
+        "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+            -max_len="$(max_len "$d")" -dict="tests/fuzz/$d.dict" -artifact_prefix="$artifacts" \
+            ${FUZZ_FLAGS:-} "$scratch" "$committed" >>"$log" 2>&1 || failed=1
+    fi
+    if [ $failed = 0 ] && ! grep -q "Test unit written to" "$log"; then
+        # "#123 DONE cov: 456 ft: 789 corp: 12/3456b ..." is the last status line.
+        last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
+        cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+        ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+        corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+        took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+        execs=$(stat number_of_executed_units "$log")
+        rate=$(stat average_exec_per_sec "$log")
+        rss=$(stat peak_rss_mb "$log")
+        new=$(( $(find "$scratch" -type f | wc -l) - before ))
+        echo "fuzz $d: $execs executions in ${took:-?} s ($rate/s), cov $cov ft $ft," \
+             "corpus ${corp:-?} ($new new), peak rss ${rss} MB$corpus_note: nothing found"
+        continue
+    fi
+    found=1
+    input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    # A committed input that fails is not written again: it is the last one run.
+    [ -n "$input" ] || input=$(sed -n 's/^Running: //p' "$log" | tail -n 1)
+    what=$(grep -m 1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|^fuzz_[a-z]*: ' "$log" ||
+           true)
+    echo "fuzz $d: FOUND: ${what:-the driver failed, see the log}"
+    grep -E '^fuzz_[a-z]*: |^  (scanner|jansson):|runtime error:|^SUMMARY:' "$log" |
+        grep -v -F -x -e "${what:-no such line}" | head -n 8 | sed 's/^/  /'
+    if [ -n "$input" ]; then
+        echo "  input: $input"
+        echo "  reproduce: $bin $input"
+    fi
+    echo "  log: $log"
+done
+exit $found
