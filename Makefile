@@ -18,7 +18,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
 
-.PHONY: all deps test report unit clean asan valgrind fuzz soak
+.PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
 all: $(B)/cdpproxy $(UNIT) $(TOOLS)
 
 $(B)/obj/%.o: proxy/%.c proxy/*.h
@@ -81,6 +81,16 @@ valgrind: deps all
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	tools/fuzz.sh --seconds $(FUZZ_SECONDS) --build $(B)/fuzz
+
+# Proxy overhead (issue 5): the same cdp-load workloads direct to cdp-echo,
+# through cdpproxy without and with --log, nginx and Node's http-proxy, then
+# real Chromium; interleaved rounds, medians and ratios; JSON in $(B).
+bench-proxy: deps
+	$(MAKE) all
+	B=$(B) tools/bench-proxy.sh --json $(B)/bench-proxy.json
+
+# cdp-echo compiles tools/cdp-load/wire.c too: rebuild it when cdp-load changes.
+$(B)/cdp-echo: $(B)/cdp-load
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps all

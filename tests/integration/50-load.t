@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Tier 5: load through cdpproxy. cdp-load's own checks (every answer arrives
+# once, in order, byte for byte) over 8 connections x 100k commands of mixed
+# sizes up to 1 MiB each way, without and with --log; then the benchmark's
+# quick mode end to end (its numbers are printed, not asserted).
+# B overrides the build directory (default build/).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$ROOT/build}
+TMP=$(mktemp -d /tmp/cdpproxy-50-load.XXXXXX)
+COUNT=${LOAD_COUNT:-100000}
+MIX=100:8000,1KiB:1800,16KiB:180,256KiB:15,1MiB:5
+declare -A PID PORT
+n=0 failed=0
+
+ok() {  # CONDITION-STATUS NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+diag() { sed 's/^/# /'; }
+
+STATUS=0
+stop() {  # NAME: SIGTERM, SIGKILL after 10 s; its exit status in STATUS
+	local pid=${PID[$1]:-} i
+	STATUS=255
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null
+	STATUS=0
+	wait "$pid" 2>/dev/null || STATUS=$?
+	unset "PID[$1]"
+}
+cleanup() {
+	local name
+	for name in "${!PID[@]}"; do stop "$name"; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start() {  # NAME CMD...: waits for "listening on http://127.0.0.1:PORT"
+	local name=$1 i; shift
+	: >"$TMP/$name.err"
+	"$@" 2>>"$TMP/$name.err" &
+	PID[$name]=$!
+	for i in $(seq 200); do
+		PORT[$name]=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$TMP/$name.err" | head -1)
+		[ -n "${PORT[$name]}" ] && return 0
+		kill -0 "${PID[$name]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	diag <"$TMP/$name.err"
+	return 1
+}
+
+load() {  # PORT SEED [ARGS]: the 8 x COUNT mixed-size run, its report as comments
+	local port=$1 seed=$2 rc=0; shift 2
+	"$B/cdp-load" --connections 8 --in-flight 8 --count "$COUNT" --cmd-size "$MIX" \
+		--result-size "$MIX" --seed "$seed" --timeout 120 --quiet "$@" \
+		"ws://127.0.0.1:$port/devtools/page/load" 2>"$TMP/load.err" || rc=$?
+	diag <"$TMP/load.err"
+	return $rc
+}
+
+echo "1..9"
+for bin in cdp-echo cdp-load cdpproxy; do
+	[ -x "$B/$bin" ] || { echo "Bail out! $B/$bin missing: run make first"; exit 1; }
+done
+
+start echo "$B/cdp-echo" --listen 127.0.0.1:0
+ok $? "cdp-echo starts on a free port"
+
+start proxy "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo]}"
+ok $? "cdpproxy starts in front of it"
+load "${PORT[proxy]}" 1
+ok $? "8 connections x $COUNT commands, mixed sizes up to 1 MiB, through cdpproxy: all answered once, in order, intact"
+stop proxy
+ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
+
+start logproxy "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo]}" \
+	--log "$TMP/proxy.jsonl"
+ok $? "cdpproxy --log starts"
+load "${PORT[logproxy]}" 2 --session 5A17C0FFEE5A17C0FFEE5A17C0FFEE00
+ok $? "the same through cdpproxy --log, with a sessionId on every message"
+stop logproxy
+ok "$STATUS" "cdpproxy --log exits 0 on SIGTERM (status $STATUS)"
+commands=$(grep -c '"dir":"up","kind":"command"' "$TMP/proxy.jsonl")
+responses=$(grep -c '"dir":"down","kind":"response"' "$TMP/proxy.jsonl")
+want=$((8 * COUNT))
+[ "$commands" -eq "$want" ] && [ "$responses" -eq "$want" ]
+ok $? "the log has a record for each of the $want commands ($commands) and answers ($responses)"
+rm -f "$TMP/proxy.jsonl"
+stop echo
+
+rc=0
+B=$B "$ROOT/tools/bench-proxy.sh" --quick --json "$TMP/bench.json" >"$TMP/bench.out" 2>&1 || rc=$?
+diag <"$TMP/bench.out"
+[ "$rc" -eq 0 ] && jq -e '.medians.pipelined.cdpproxy.answers_per_s > 0' "$TMP/bench.json" >/dev/null
+ok $? "tools/bench-proxy.sh --quick runs end to end (exit $rc)"
+exit $failed

@@ -1,0 +1,123 @@
+# bench-proxy.jq: medians and ratios of tools/bench-proxy.sh's runs (out=json,
+# with the runs and settings as named arguments), and the table printed from
+# that JSON (out=table, the JSON as input).
+
+def median:
+  map(select(. != null)) | sort
+  | if length == 0 then null
+    elif length % 2 == 1 then .[(length - 1) / 2]
+    else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+
+def rep(n): if n <= 0 then "" else . * n end;
+def lpad(n): tostring | length as $l | if $l >= n then . else (" " | rep(n - $l)) + . end;
+def rpad(n): tostring | length as $l | if $l >= n then . else . + (" " | rep(n - $l)) end;
+
+# A number with d decimals ("-" for none).
+def fixed(d):
+  if . == null then "-"
+  elif d == 0 then (round | tostring)
+  else (. < 0) as $neg
+    | ((if $neg then -. else . end) * pow(10; d) | round | tostring) as $s
+    | (("0" | rep(d + 1 - ($s | length))) + $s) as $t
+    | (if $neg then "-" else "" end) + $t[:-d] + "." + $t[-d:]
+  end;
+
+def variant_order: ["direct", "cdpproxy", "cdpproxy-log", "nginx", "http-proxy"];
+
+# The number each workload is judged by, and whether lower is better.
+def headline: {
+  "ping-pong": "p50_us", "pipelined": "answers_per_s", "large": "mb_per_s_down",
+  "flood": "events_per_s", "chromium-ping-pong": "p50_us", "chromium-pipelined": "answers_per_s"
+};
+
+def summary:
+  $ARGS.named as $a
+  | ($a.runs | map(select(.round >= 1))) as $measured
+  | ($measured | group_by(.workload) | map({
+      key: .[0].workload,
+      value: (group_by(.variant) | map({
+        key: .[0].variant,
+        value: {
+          runs: length, ok: all(.ok),
+          answers_per_s: map(.answers_per_s) | median,
+          events_per_s: map(.events_per_s) | median,
+          mb_per_s_down: map(.mb_per_s_down) | median,
+          mb_per_s_up: map(.mb_per_s_up) | median,
+          p50_us: map(.rtt_us.p50) | median,
+          p99_us: map(.rtt_us.p99) | median,
+          max_us: map(.rtt_us.max) | max,
+          proxy_cpu_pct: map(.proxy_cpu_pct) | median
+        }
+      }) | from_entries)
+    }) | from_entries) as $med
+  | {
+      tool: "bench-proxy", date: $a.date, mode: $a.mode,
+      rounds: $a.rounds, seconds_per_run: $a.seconds, flood_events_per_request: ($a.flood | tonumber),
+      host: {nproc: $a.nproc, kernel: $a.kernel,
+             loadavg_start: ($a.load0 | tonumber), loadavg_end: ($a.load1 | tonumber)},
+      variants: [variant_order[] as $v | select($a.runs | any(.variant == $v)) | $v],
+      medians: $med,
+      ratios: ($med | with_entries(
+        .key as $w | headline[$w] as $m | .value as $vs
+        | .value = ($vs | with_entries(.value = (
+            .value[$m] as $x
+            | if $m == "p50_us" then
+                {added_us: (if $x and $vs.direct then $x - $vs.direct[$m] else null end),
+                 added_to_nginx: (if $x and $vs.direct and $vs.nginx
+                                    and $vs.nginx[$m] > $vs.direct[$m]
+                                  then ($x - $vs.direct[$m]) / ($vs.nginx[$m] - $vs.direct[$m])
+                                  else null end)}
+              else
+                {to_direct: (if $x and $vs.direct[$m] then $x / $vs.direct[$m] else null end),
+                 to_nginx: (if $x and $vs.nginx[$m] then $x / $vs.nginx[$m] else null end)}
+              end)))
+      )),
+      peak_rss_kib: ($a.rss | group_by(.phase)
+        | map({key: .[0].phase, value: (map({key: .variant, value: .kib}) | from_entries)})
+        | from_entries),
+      runs: $a.runs
+    };
+
+def table:
+  . as $s
+  | $s.variants as $vs
+  | def row(lbl; cells): (lbl | rpad(34)) + (cells | map(lpad(14)) | add);
+    def per(w; f): [$vs[] as $v | ($s.medians[w][$v] // null) | if . == null then "-" else f end];
+    def rel(w; f): [$vs[] as $v | ($s.medians[w][$v] // null)
+                    | if . == null or $v == "direct" then "-" else f end];
+    def lat(w; m; lbl):
+      if $s.medians[w] then
+        ($s.medians[w].direct[m]) as $d | ($s.medians[w].nginx[m] // null) as $n
+        | row(lbl; per(w; .[m] | fixed(1))),
+          row("    added over direct (us)"; rel(w; if $d then .[m] - $d | fixed(1) else "-" end)),
+          row("    added / nginx's added"; rel(w;
+            if $d and $n and $n > $d then (.[m] - $d) / ($n - $d) | fixed(2) + "x" else "-" end))
+      else empty end;
+    def rate(w; m; d; lbl):
+      if $s.medians[w] then
+        ($s.medians[w].direct[m]) as $dv | ($s.medians[w].nginx[m] // null) as $n
+        | row(lbl; per(w; .[m] | fixed(d))),
+          row("    / direct"; rel(w; if $dv then .[m] / $dv | fixed(2) + "x" else "-" end)),
+          row("    / nginx"; per(w; if $n then .[m] / $n | fixed(2) + "x" else "-" end)),
+          row("    proxy CPU (% of a core)"; per(w; .proxy_cpu_pct | fixed(0)))
+      else empty end;
+    def rss(phase; lbl):
+      if $s.peak_rss_kib[phase] then
+        row(lbl; [$vs[] as $v | $s.peak_rss_kib[phase][$v] | if . == null then "-" else . / 1024 | fixed(1) end])
+      else empty end;
+  "",
+  "bench-proxy (\($s.mode)): \($s.rounds) round(s) of \($s.seconds_per_run) s per run, interleaved, medians; \($s.host.nproc) cores, load average \($s.host.loadavg_start) -> \($s.host.loadavg_end)",
+  row(""; $vs),
+  lat("ping-pong"; "p50_us"; "1 ping-pong 150 B, p50 (us)"),
+  lat("ping-pong"; "p99_us"; "  ping-pong 150 B, p99 (us)"),
+  rate("pipelined"; "answers_per_s"; 0; "2 pipelined 8x64 150 B (msg/s)"),
+  rate("large"; "mb_per_s_down"; 1; "3 large 8 MiB results (MB/s)"),
+  rate("flood"; "events_per_s"; 0; "4 event flood 1 KiB (events/s)"),
+  lat("chromium-ping-pong"; "p50_us"; "5 chromium 1+1 ping-pong p50 (us)"),
+  lat("chromium-ping-pong"; "p99_us"; "  chromium 1+1 ping-pong p99 (us)"),
+  rate("chromium-pipelined"; "answers_per_s"; 0; "5 chromium 1+1 1x64 (ops/s)"),
+  rss("echo"; "peak RSS, workloads 1-4 (MiB)"),
+  rss("chromium"; "peak RSS, chromium (MiB)"),
+  "(msg/s: answers, each one command up and one result down; nginx: its worker; JSON: \($ARGS.named.json // "-"))";
+
+if $ARGS.named.out == "table" then table else summary end

@@ -1,0 +1,389 @@
+/* cdp-load: a CDP load client: C connections with W commands in flight each,
+ * sizes from a mix, for a duration or a count; reports rate, MB/s and a
+ * round-trip histogram, and fails unless every answer came once, in order,
+ * byte for byte as expected. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "load.h"
+#include "util.h"
+
+static struct load ld;
+
+static void usage(FILE *out)
+{
+	fputs("usage: cdp-load [options] ws://HOST:PORT/PATH\n"
+	      "Sends CDP commands to cdp-echo (or, with --method, to any CDP peer such as\n"
+	      "Chrome) and checks that every answer arrives exactly once, in order, and\n"
+	      "(cdp-echo) byte for byte. Exits 1 on the first problem.\n\n"
+	      "  --connections N     connections (default 1)\n"
+	      "  --in-flight N       commands in flight per connection (default 1)\n"
+	      "  --count N           commands per connection, then stop\n"
+	      "  --duration SEC      or send for SEC seconds (default 5)\n"
+	      "  --cmd-size MIX      command sizes in bytes (default 150)\n"
+	      "  --result-size MIX   result sizes asked for (default 150)\n"
+	      "                      MIX: SIZE or SIZE:WEIGHT,... e.g. 100:90,64KiB:9,1MiB:1\n"
+	      "  --session ID        put \"sessionId\":ID in every command (echoed back)\n"
+	      "  --flood N           each command asks cdp-echo for N events, then answers\n"
+	      "  --event-size SIZE   size of each flood event (default 1KiB)\n"
+	      "  --method M          send {\"id\":N,\"method\":M,\"params\":P} instead; answers\n"
+	      "  --params JSON       are checked for id and order only (default {})\n"
+	      "  --seed N            for the size mix and masks (default 1)\n"
+	      "  --timeout SEC       fail if nothing arrives for SEC seconds (default 30)\n"
+	      "  --json FILE         also write the results as JSON (- for stdout)\n"
+	      "  --quiet             no histogram\n", out);
+}
+
+uint64_t load_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void load_fail(struct load *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!l->failed) {
+		va_start(ap, fmt);
+		vsnprintf(l->first_error, sizeof l->first_error, fmt, ap);
+		va_end(ap);
+	}
+	l->failed = 1;
+	event_base_loopbreak(l->base);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	load_stop_sending(arg);
+}
+
+/* Every second: fail if nothing arrived for --timeout seconds (a lost answer
+ * or a stuck peer), or if connecting takes over 10 s. */
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct load *l = arg;
+	uint64_t now = load_now_ns(), missing = 0;
+	double idle = (double)(now - l->progress_ns) / 1e9;
+
+	(void)fd;
+	(void)what;
+	if (l->running ? idle < l->cfg.timeout : idle < 10)
+		return;
+	for (int i = 0; i < l->cfg.connections; i++)
+		missing += l->conns[i].ring_n;
+	load_fail(l, "timed out: nothing for %.0f s; %d of %d connections %s, %" PRIu64
+		  " answers missing", idle, l->cfg.connections - l->finished, l->cfg.connections,
+		  l->running ? "not finished" : "not connected", missing);
+}
+
+static void on_signal(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	load_fail(arg, "interrupted");
+}
+
+void load_conn_connected(struct load_conn *c)
+{
+	struct load *l = c->ld;
+	struct timeval tv;
+
+	if (++l->connected < l->cfg.connections)
+		return;
+	l->running = 1;
+	l->start_ns = l->last_ns = l->progress_ns = load_now_ns();
+	if (!l->cfg.count) {
+		tv.tv_sec = (time_t)l->cfg.duration;
+		tv.tv_usec = (suseconds_t)((l->cfg.duration - (double)tv.tv_sec) * 1e6);
+		l->deadline = evtimer_new(l->base, on_deadline, l);
+		evtimer_add(l->deadline, &tv);
+	}
+	for (int i = 0; i < l->cfg.connections; i++)
+		load_conn_go(&l->conns[i]);
+}
+
+void load_conn_finished(struct load_conn *c)
+{
+	if (++c->ld->finished == c->ld->cfg.connections)
+		event_base_loopbreak(c->ld->base);
+}
+
+static int parse_mix(const char *s, struct size_mix *m, char *err, size_t errlen)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof buf, "%s", s);
+	memset(m, 0, sizeof *m);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t w = 1;
+		if (m->n == MIX_MAX) {
+			snprintf(err, errlen, "at most %d sizes in '%s'", MIX_MAX, s);
+			return -1;
+		}
+		if (colon) {
+			*colon = '\0';
+			if (util_parse_size(colon + 1, &w, err, errlen) < 0 || !w)
+				return -1;
+		}
+		if (util_parse_size(tok, &m->size[m->n], err, errlen) < 0)
+			return -1;
+		m->weight[m->n++] = w;
+		m->total += w;
+	}
+	if (!m->n) {
+		snprintf(err, errlen, "no sizes in '%s'", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_url(const char *url, struct load_cfg *cfg, char *err, size_t errlen)
+{
+	const char *hp = url + 5, *slash, *colon;
+
+	if (strncmp(url, "ws://", 5) || !(slash = strchr(hp, '/')) ||
+	    !(colon = memchr(hp, ':', (size_t)(slash - hp))) || colon == hp ||
+	    (size_t)(colon - hp) >= sizeof cfg->host) {
+		snprintf(err, errlen, "'%s' is not ws://HOST:PORT/PATH", url);
+		return -1;
+	}
+	snprintf(cfg->host, sizeof cfg->host, "%.*s", (int)(colon - hp), hp);
+	if (!strcmp(cfg->host, "localhost"))
+		snprintf(cfg->host, sizeof cfg->host, "127.0.0.1");
+	snprintf(cfg->hostport, sizeof cfg->hostport, "%.*s", (int)(slash - hp), hp);
+	snprintf(cfg->path, sizeof cfg->path, "%s", slash);
+	cfg->port = atoi(colon + 1);
+	if (cfg->port <= 0 || cfg->port > 65535) {
+		snprintf(err, errlen, "'%s': bad port", url);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t mix_max(const struct size_mix *m)
+{
+	uint64_t max = 0;
+
+	for (int i = 0; i < m->n; i++)
+		max = m->size[i] > max ? m->size[i] : max;
+	return max;
+}
+
+static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **json,
+		      int *quiet, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "connections", required_argument, NULL, 'c' },
+		{ "in-flight", required_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "cmd-size", required_argument, NULL, 'C' },
+		{ "result-size", required_argument, NULL, 'R' },
+		{ "session", required_argument, NULL, 's' },
+		{ "flood", required_argument, NULL, 'f' },
+		{ "event-size", required_argument, NULL, 'e' },
+		{ "method", required_argument, NULL, 'm' },
+		{ "params", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int o;
+
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': cfg->connections = atoi(optarg); break;
+		case 'w': cfg->in_flight = atoi(optarg); break;
+		case 'n': cfg->count = strtoull(optarg, NULL, 10); break;
+		case 'd': cfg->duration = atof(optarg); break;
+		case 't': cfg->timeout = atof(optarg); break;
+		case 'S': cfg->seed = strtoull(optarg, NULL, 10); break;
+		case 'f': cfg->flood = strtoull(optarg, NULL, 10); break;
+		case 'm': cfg->method = optarg; break;
+		case 'p': cfg->params = optarg; break;
+		case 'j': *json = optarg; break;
+		case 'q': *quiet = 1; break;
+		case 's':
+			cfg->session = optarg;
+			cfg->session_len = strlen(optarg);
+			break;
+		case 'C':
+		case 'R':
+			if (parse_mix(optarg, o == 'C' ? &cfg->cmd : &cfg->result, err, errlen) < 0)
+				return -1;
+			break;
+		case 'e':
+			if (util_parse_size(optarg, &cfg->event_size, err, errlen) < 0)
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)",
+				 argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		snprintf(err, errlen, "one ws://HOST:PORT/PATH wanted (see --help)");
+		return -1;
+	}
+	if (cfg->connections < 1 || cfg->in_flight < 1 || cfg->duration <= 0 || cfg->timeout <= 0) {
+		snprintf(err, errlen, "--connections, --in-flight, --duration and --timeout must be > 0");
+		return -1;
+	}
+	if (cfg->session_len > WIRE_SESSION_MAX || strpbrk(cfg->session ? cfg->session : "", "\"\\")) {
+		snprintf(err, errlen, "--session: at most %d bytes, no quotes or backslashes",
+			 WIRE_SESSION_MAX);
+		return -1;
+	}
+	return parse_url(argv[optind], cfg, err, errlen);
+}
+
+static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
+		   uint64_t up, uint64_t down, double secs)
+{
+	const struct hist *h = &l->rtt;
+
+	fprintf(out, "cdp-load: ws://%s%s, %d connection%s x %d in flight%s\n", l->cfg.hostport,
+		l->cfg.path, l->cfg.connections, l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight,
+		l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
+	fprintf(out, "  %" PRIu64 " answers in %.3f s: %.0f/s; up %.1f MB/s, down %.1f MB/s\n",
+		answered, secs, (double)answered / secs, (double)up / secs / 1e6,
+		(double)down / secs / 1e6);
+	if (events)
+		fprintf(out, "  %" PRIu64 " events: %.0f/s\n", events, (double)events / secs);
+	fprintf(out, "  round trip (us): min %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
+		"max %.1f  mean %.1f\n", (double)h->min / 1e3, (double)hist_quantile(h, 0.5) / 1e3,
+		(double)hist_quantile(h, 0.9) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
+		(double)hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
+}
+
+static void write_json(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
+		       uint64_t up, uint64_t down, double secs)
+{
+	const struct hist *h = &l->rtt;
+
+	fprintf(out, "{\"ok\":%s,\"error\":\"", l->failed ? "false" : "true");
+	for (const char *p = l->first_error; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', out);
+		fputc((unsigned char)*p < 0x20 ? '?' : *p, out);
+	}
+	fprintf(out, "\",\"connections\":%d,\"in_flight\":%d,\"seconds\":%.6f,\"answers\":%" PRIu64
+		",\"answers_per_s\":%.1f,\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"bytes_up\":%"
+		PRIu64 ",\"bytes_down\":%" PRIu64 ",\"mb_per_s_up\":%.3f,\"mb_per_s_down\":%.3f,"
+		"\"rtt_us\":{\"n\":%" PRIu64 ",\"min\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
+		"\"p999\":%.3f,\"max\":%.3f,\"mean\":%.3f}}\n",
+		l->cfg.connections, l->cfg.in_flight, secs, answered, (double)answered / secs, events,
+		(double)events / secs, up, down, (double)up / secs / 1e6, (double)down / secs / 1e6,
+		h->n, (double)h->min / 1e3, (double)hist_quantile(h, 0.5) / 1e3,
+		(double)hist_quantile(h, 0.9) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
+		(double)hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
+}
+
+int main(int argc, char **argv)
+{
+	struct load_cfg *cfg = &ld.cfg;
+	const char *json = NULL;
+	int quiet = 0;
+	char err[512];
+	struct event *sigs[2];
+	struct timeval tv;
+	uint64_t answered = 0, events = 0, up = 0, down = 0, sent = 0, biggest;
+	double secs;
+
+	cfg->connections = cfg->in_flight = 1;
+	cfg->duration = 5;
+	cfg->timeout = 30;
+	cfg->seed = 1;
+	cfg->event_size = 1024;
+	cfg->params = "{}";
+	parse_mix("150", &cfg->cmd, err, sizeof err);
+	parse_mix("150", &cfg->result, err, sizeof err);
+	if (parse_args(argc, argv, cfg, &json, &quiet, err, sizeof err) < 0) {
+		fprintf(stderr, "cdp-load: %s\n", err);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	biggest = mix_max(&cfg->cmd) > mix_max(&cfg->result) ? mix_max(&cfg->cmd) : mix_max(&cfg->result);
+	ld.pattern = wire_pattern(biggest > cfg->event_size ? biggest : cfg->event_size);
+	ld.base = event_base_new();
+	ld.conns = xcalloc((size_t)cfg->connections, sizeof *ld.conns);
+	sigs[0] = evsignal_new(ld.base, SIGINT, on_signal, &ld);
+	sigs[1] = evsignal_new(ld.base, SIGTERM, on_signal, &ld);
+	event_add(sigs[0], NULL);
+	event_add(sigs[1], NULL);
+	tv.tv_sec = 1;
+	tv.tv_usec = 0;
+	ld.progress_ns = load_now_ns();
+	ld.watch = event_new(ld.base, -1, EV_PERSIST, on_watch, &ld);
+	evtimer_add(ld.watch, &tv);
+	for (int i = 0; i < cfg->connections; i++) {
+		ld.conns[i].ld = &ld;
+		ld.conns[i].idx = i;
+		ld.conns[i].fd = -1;
+	}
+	for (int i = 0; i < cfg->connections && !ld.failed; i++)
+		load_conn_start(&ld.conns[i]);
+	if (!ld.failed)
+		event_base_dispatch(ld.base);
+
+	for (int i = 0; i < cfg->connections; i++) {
+		answered += ld.conns[i].answered;
+		sent += ld.conns[i].sent;
+		events += ld.conns[i].events;
+		up += ld.conns[i].bytes_up;
+		down += ld.conns[i].bytes_down;
+	}
+	if (!ld.failed && answered != sent)
+		load_fail(&ld, "%" PRIu64 " commands sent, %" PRIu64 " answered", sent, answered);
+	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
+	report(stderr, &ld, answered, events, up, down, secs);
+	if (!quiet && ld.rtt.n)
+		hist_print(&ld.rtt, stderr, 1000, "us");
+	if (ld.failed)
+		fprintf(stderr, "  FAILED: %s\n", ld.first_error);
+	else
+		fprintf(stderr, "  ok: %" PRIu64 " answers%s, each once, in order%s\n", answered,
+			events ? " and their events" : "", cfg->method ? "" : ", byte for byte");
+	if (json) {
+		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+		if (!f) {
+			perror(json);
+		} else {
+			write_json(f, &ld, answered, events, up, down, secs);
+			if (f != stdout)
+				fclose(f);
+		}
+	}
+	for (int i = 0; i < cfg->connections; i++)
+		load_conn_free(&ld.conns[i]);
+	free(ld.conns);
+	if (ld.deadline)
+		event_free(ld.deadline);
+	event_free(ld.watch);
+	event_free(sigs[0]);
+	event_free(sigs[1]);
+	event_base_free(ld.base);
+	return ld.failed ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/* wire: what cdp-load and cdp-echo share: RFC 6455 frame headers, masking,
+ * the handshake key, the verifiable padding pattern and the exact byte layout
+ * of the messages the two exchange. */
+#ifndef CDP_WIRE_H
+#define CDP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum wire_opcode {
+	WIRE_CONT = 0, WIRE_TEXT = 1, WIRE_BINARY = 2,
+	WIRE_CLOSE = 8, WIRE_PING = 9, WIRE_PONG = 10,
+};
+
+#define WIRE_HEADER_MAX 14        /* 2 + 8 length + 4 mask */
+#define WIRE_PREFIX_MAX 512       /* room for any message prefix below */
+#define WIRE_SESSION_MAX 200      /* longest sessionId echoed */
+#define WIRE_PERIOD 26            /* the pattern repeats every 26 bytes */
+
+struct wire_frame {
+	int fin, opcode, masked;
+	uint64_t len;
+	unsigned char mask[4];
+};
+
+/* Writes a frame header to out (WIRE_HEADER_MAX bytes of room); mask NULL for
+ * a server frame. Returns its length. */
+size_t wire_header(unsigned char *out, int opcode, int fin, uint64_t len,
+		   const unsigned char *mask);
+
+/* Parses a frame header from p[0..n). Returns its length, 0 if more bytes are
+ * needed, -1 if it is not a valid header (reserved bits, bad length). */
+int wire_parse_header(const unsigned char *p, size_t n, struct wire_frame *f);
+
+/* dst[i] = src[i] ^ mask[(off + i) % 4]; dst may equal src. */
+void wire_mask(unsigned char *dst, const unsigned char *src, size_t n,
+	       const unsigned char mask[4], uint64_t off);
+
+/* The pattern: byte j of phase p is 'a' + (p + j) % 26, so wire_pattern(n) + p
+ * holds n bytes of phase p for any p < WIRE_PERIOD. The buffer never moves
+ * (peers reference it in output buffers); n is at most 1 GiB. */
+const char *wire_pattern(size_t n);
+
+/* Base64 of in[0..n) into out (4 * ceil(n / 3) + 1 bytes); returns its length. */
+size_t wire_base64(const unsigned char *in, size_t n, char *out);
+
+/* Sec-WebSocket-Accept for a Sec-WebSocket-Key (out: 29 bytes). */
+void wire_accept_key(const char *key, size_t keylen, char out[29]);
+
+/* Message layouts. Every padded message is prefix + pattern + WIRE_SUFFIX and
+ * exactly wire_total(prefix length, wanted size) bytes long; the pattern's
+ * phase is the id (responses, commands) or flood id + seq (events) mod 26.
+ *   command  {"id":N,"method":"Echo.echo"[,"sessionId":"S"],"params":{"size":R,"pad":"...."}}
+ *   response {"id":N[,"sessionId":"S"],"result":{"data":"...."}}
+ *   event    {"method":"Echo.event"[,"sessionId":"S"],"params":{"flood":F,"seq":K,"data":"...."}}
+ *   flood    {"id":N,"method":"Echo.flood"[,"sessionId":"S"],"params":{"count":C,"size":Z}}
+ * A session is given as its raw JSON string bytes (len 0: none). */
+#define WIRE_SUFFIX "\"}}"
+#define WIRE_SUFFIX_LEN 3
+
+size_t wire_command_prefix(char *out, uint64_t id, const char *session, size_t slen,
+			   uint64_t result_size);
+size_t wire_response_prefix(char *out, int64_t id, const char *session, size_t slen);
+size_t wire_event_prefix(char *out, const char *session, size_t slen, int64_t flood,
+			 uint64_t seq);
+size_t wire_flood_command(char *out, uint64_t id, const char *session, size_t slen,
+			  uint64_t count, uint64_t size);
+
+static inline uint64_t wire_total(size_t prefix_len, uint64_t want)
+{
+	return want > prefix_len + WIRE_SUFFIX_LEN ? want : prefix_len + WIRE_SUFFIX_LEN;
+}
+
+static inline unsigned wire_phase(uint64_t x)
+{
+	return (unsigned)(x % WIRE_PERIOD);
+}
+
+#endif
