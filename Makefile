@@ -41,7 +41,7 @@ $(B)/%: tools/%.c $(B)/libcdpproxy.a
 
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(B)/libcdpproxy.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itools/$* -o $@ $(wildcard tools/$*/*.c) $(B)/libcdpproxy.a $(LDLIBS)
 
 deps:
 	@tools/deps.sh
@@ -90,7 +90,7 @@ bench-proxy: deps
 	B=$(B) tools/bench-proxy.sh --json $(B)/bench-proxy.json
 
 # cdp-echo compiles tools/cdp-load/wire.c too: rebuild it when cdp-load changes.
-$(B)/cdp-echo: $(B)/cdp-load
+$(B)/cdp-echo: tools/cdp-load/wire.c tools/cdp-load/wire.h
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps all

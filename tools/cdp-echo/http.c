@@ -103,7 +103,7 @@ int echo_http(struct echo_conn *c)
 	else
 		snprintf(host, sizeof host, "127.0.0.1:%d", c->srv->port);
 	if (!strncmp(r.path, "/devtools/", 10) && !strcasecmp(r.upgrade, "websocket") && *r.key) {
-		wire_accept_key(r.key, strlen(r.key), accept);
+		wsframe_accept_key(r.key, strlen(r.key), accept);
 		evbuffer_add_printf(c->out, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
 				    "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept);
 		c->upgraded = 1;

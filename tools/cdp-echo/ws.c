@@ -26,8 +26,8 @@ static void put_padded(struct echo_conn *c, const char *prefix, size_t plen, uin
 {
 	uint64_t pad = total - plen - WIRE_SUFFIX_LEN;
 	const char *pat = wire_pattern(pad) + phase;
-	unsigned char hdr[WIRE_HEADER_MAX];
-	size_t hl = wire_header(hdr, WIRE_TEXT, 1, total, NULL);
+	unsigned char hdr[WSFRAME_HEADER_MAX];
+	size_t hl = wsframe_header(hdr, WSFRAME_TEXT, 1, total, NULL);
 
 	if (pad < REF_MIN) {
 		struct evbuffer_iovec v;
@@ -50,9 +50,9 @@ static void put_padded(struct echo_conn *c, const char *prefix, size_t plen, uin
 
 static void put_control(struct echo_conn *c, int opcode, const void *payload, size_t n)
 {
-	unsigned char hdr[WIRE_HEADER_MAX];
+	unsigned char hdr[WSFRAME_HEADER_MAX];
 
-	evbuffer_add(c->out, hdr, wire_header(hdr, opcode, 1, n, NULL));
+	evbuffer_add(c->out, hdr, wsframe_header(hdr, opcode, 1, n, NULL));
 	evbuffer_add(c->out, payload, n);
 }
 
@@ -62,7 +62,7 @@ static void fail(struct echo_conn *c, uint16_t code, const char *why)
 	size_t n = strlen(why) < 120 ? strlen(why) : 120;
 
 	memcpy(p + 2, why, n);
-	put_control(c, WIRE_CLOSE, p, n + 2);
+	put_control(c, WSFRAME_CLOSE, p, n + 2);
 	c->closing = 1;
 }
 
@@ -180,7 +180,7 @@ static void handle_message(struct echo_conn *c, const char *m, size_t len)
 		c->srv->bad++;
 		plen = (size_t)snprintf(err, sizeof err, "{\"id\":%" PRId64 ",\"error\":{\"code\":"
 					"-32602,\"message\":\"cdp-echo: pad is not the pattern\"}}", k.id);
-		evbuffer_add(c->out, prefix, wire_header((unsigned char *)prefix, WIRE_TEXT, 1, plen, NULL));
+		evbuffer_add(c->out, prefix, wsframe_header((unsigned char *)prefix, WSFRAME_TEXT, 1, plen, NULL));
 		evbuffer_add(c->out, err, plen);
 		return;
 	}
@@ -234,19 +234,19 @@ static void append_msg(struct echo_conn *c, const unsigned char *p, size_t n)
 }
 
 /* One complete, unmasked frame. */
-static void handle_frame(struct echo_conn *c, const struct wire_frame *f, unsigned char *p)
+static void handle_frame(struct echo_conn *c, const struct wsframe *f, unsigned char *p)
 {
 	switch (f->opcode) {
-	case WIRE_PING:
-		put_control(c, WIRE_PONG, p, f->len);
+	case WSFRAME_PING:
+		put_control(c, WSFRAME_PONG, p, f->len);
 		return;
-	case WIRE_PONG:
+	case WSFRAME_PONG:
 		return;
-	case WIRE_CLOSE:  /* answer with the same code */
-		put_control(c, WIRE_CLOSE, p, f->len >= 2 ? 2 : 0);
+	case WSFRAME_CLOSE:  /* answer with the same code */
+		put_control(c, WSFRAME_CLOSE, p, f->len >= 2 ? 2 : 0);
 		c->closing = 1;
 		return;
-	case WIRE_CONT:
+	case WSFRAME_CONT:
 		if (!c->in_msg) {
 			fail(c, 1002, "continuation without a message");
 			return;
@@ -259,7 +259,7 @@ static void handle_frame(struct echo_conn *c, const struct wire_frame *f, unsign
 		if (!f->fin)
 			return;
 		c->in_msg = 0;
-		if (c->msg_opcode == WIRE_TEXT)
+		if (c->msg_opcode == WSFRAME_TEXT)
 			handle_message(c, (const char *)c->msg, c->msg_len);
 		return;
 	default:
@@ -270,7 +270,7 @@ static void handle_frame(struct echo_conn *c, const struct wire_frame *f, unsign
 			c->msg_opcode = f->opcode;
 			c->msg_len = 0;
 			append_msg(c, p, f->len);
-		} else if (f->opcode == WIRE_TEXT) {
+		} else if (f->opcode == WSFRAME_TEXT) {
 			handle_message(c, (const char *)p, f->len);  /* in place: no copy */
 		}
 	}
@@ -281,8 +281,8 @@ int echo_ws_process(struct echo_conn *c)
 	while (!c->flooding && !c->closing && evbuffer_get_length(c->out) < ECHO_OUT_HIGH) {
 		unsigned char *p = c->in + c->in_off;
 		size_t avail = c->in_len - c->in_off;
-		struct wire_frame f;
-		int hl = wire_parse_header(p, avail, &f);
+		struct wsframe f;
+		int hl = wsframe_parse_header(p, avail, &f);
 
 		if (hl == 0)
 			break;
@@ -298,7 +298,7 @@ int echo_ws_process(struct echo_conn *c)
 			echo_in_reserve(c, (size_t)hl + f.len - avail);
 			break;
 		}
-		wire_mask(p + hl, p + hl, f.len, f.mask, 0);
+		wsframe_mask(p + hl, p + hl, f.len, f.mask, 0);
 		c->in_off += (size_t)hl + f.len;
 		handle_frame(c, &f, p + hl);
 	}

@@ -77,11 +77,11 @@ static void send_frame(struct load_conn *c, int opcode, const void *const *parts
 	for (int i = 0; i < nparts; i++)
 		total += lens[i];
 	memcpy(mask, &r, 4);
-	evbuffer_reserve_space(c->out, (ev_ssize_t)(WIRE_HEADER_MAX + total), &v, 1);
+	evbuffer_reserve_space(c->out, (ev_ssize_t)(WSFRAME_HEADER_MAX + total), &v, 1);
 	o = v.iov_base;
-	hl = wire_header(o, opcode, 1, total, mask);
+	hl = wsframe_header(o, opcode, 1, total, mask);
 	for (int i = 0; i < nparts; i++) {
-		wire_mask(o + hl + off, parts[i], lens[i], mask, off);
+		wsframe_mask(o + hl + off, parts[i], lens[i], mask, off);
 		off += lens[i];
 	}
 	v.iov_len = hl + total;
@@ -133,7 +133,7 @@ static void send_command(struct load_conn *c)
 		lens[2] = WIRE_SUFFIX_LEN;
 		nparts = 3;
 	}
-	send_frame(c, WIRE_TEXT, parts, lens, nparts);
+	send_frame(c, WSFRAME_TEXT, parts, lens, nparts);
 	for (int i = 0; i < nparts; i++)
 		c->bytes_up += lens[i];
 	c->sent++;
@@ -146,7 +146,7 @@ static void begin_close(struct load_conn *c)
 	const void *parts[1] = { normal };
 	size_t lens[1] = { 2 };
 
-	send_frame(c, WIRE_CLOSE, parts, lens, 1);
+	send_frame(c, WSFRAME_CLOSE, parts, lens, 1);
 	c->state = C_CLOSING;
 }
 
@@ -340,14 +340,14 @@ static void msg_end(struct load_conn *c)
 	}
 }
 
-static void control(struct load_conn *c, const struct wire_frame *f, const unsigned char *p)
+static void control(struct load_conn *c, const struct wsframe *f, const unsigned char *p)
 {
 	const void *parts[1] = { p };
 	size_t lens[1] = { (size_t)f->len };
 
-	if (f->opcode == WIRE_PING) {
-		send_frame(c, WIRE_PONG, parts, lens, 1);
-	} else if (f->opcode == WIRE_CLOSE) {
+	if (f->opcode == WSFRAME_PING) {
+		send_frame(c, WSFRAME_PONG, parts, lens, 1);
+	} else if (f->opcode == WSFRAME_CLOSE) {
 		if (c->state == C_CLOSING) {
 			finish(c);
 			return;
@@ -365,10 +365,10 @@ static void frames(struct load_conn *c)
 	while (c->in_off < c->in_len && !c->ld->failed && c->state != C_DONE) {
 		unsigned char *p = c->in + c->in_off;
 		size_t avail = c->in_len - c->in_off, n;
-		struct wire_frame f;
+		struct wsframe f;
 
 		if (!c->in_frame) {
-			int hl = wire_parse_header(p, avail, &f);
+			int hl = wsframe_parse_header(p, avail, &f);
 			if (hl == 0)
 				break;
 			if (hl < 0 || f.masked) {
@@ -383,8 +383,8 @@ static void frames(struct load_conn *c)
 				control(c, &f, p + hl);
 				continue;
 			}
-			if ((f.opcode == WIRE_CONT) != c->in_msg || f.opcode == WIRE_BINARY) {
-				load_fail(c->ld, "connection %d: %s", c->idx, f.opcode == WIRE_BINARY ?
+			if ((f.opcode == WSFRAME_CONT) != c->in_msg || f.opcode == WSFRAME_BINARY) {
+				load_fail(c->ld, "connection %d: %s", c->idx, f.opcode == WSFRAME_BINARY ?
 					  "a binary message" : "bad fragmentation");
 				return;
 			}
@@ -439,7 +439,7 @@ static int handshake(struct load_conn *c)
 
 	if (!end)
 		return 0;
-	wire_accept_key(c->key, strlen(c->key), accept);
+	wsframe_accept_key(c->key, strlen(c->key), accept);
 	if (strncmp(p, "HTTP/1.1 101", 12) || !accepted(p, (size_t)(end - p), accept)) {
 		load_fail(c->ld, "connection %d: no WebSocket upgrade: '%.*s'", c->idx,
 			  (int)(end - p < 300 ? end - p : 300), p);
@@ -492,7 +492,6 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	struct load_conn *c = arg;
 	int err = 0;
 	socklen_t len = sizeof err;
-	unsigned char raw[16];
 	char req[1400];
 
 	(void)what;
@@ -506,11 +505,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			  strerror(err));
 		return;
 	}
-	for (int i = 0; i < 16; i += 8) {
-		uint64_t r = rng_next(&c->rng);
-		memcpy(raw + i, &r, 8);
-	}
-	wire_base64(raw, 16, c->key);
+	wsframe_new_key(c->key);
 	snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
 		 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
 		 c->ld->cfg.path, c->ld->cfg.hostport, c->key);

@@ -1,51 +1,21 @@
-/* wire: what cdp-load and cdp-echo share: RFC 6455 frame headers, masking,
- * the handshake key, the verifiable padding pattern and the exact byte layout
- * of the messages the two exchange. */
+/* wire: what cdp-load and cdp-echo share beyond proxy/wsframe.h: the
+ * verifiable padding pattern and the exact byte layout of their messages. */
 #ifndef CDP_WIRE_H
 #define CDP_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum wire_opcode {
-	WIRE_CONT = 0, WIRE_TEXT = 1, WIRE_BINARY = 2,
-	WIRE_CLOSE = 8, WIRE_PING = 9, WIRE_PONG = 10,
-};
+#include "wsframe.h"   /* frame headers, masking, handshake keys */
 
-#define WIRE_HEADER_MAX 14        /* 2 + 8 length + 4 mask */
 #define WIRE_PREFIX_MAX 512       /* room for any message prefix below */
 #define WIRE_SESSION_MAX 200      /* longest sessionId echoed */
 #define WIRE_PERIOD 26            /* the pattern repeats every 26 bytes */
-
-struct wire_frame {
-	int fin, opcode, masked;
-	uint64_t len;
-	unsigned char mask[4];
-};
-
-/* Writes a frame header to out (WIRE_HEADER_MAX bytes of room); mask NULL for
- * a server frame. Returns its length. */
-size_t wire_header(unsigned char *out, int opcode, int fin, uint64_t len,
-		   const unsigned char *mask);
-
-/* Parses a frame header from p[0..n). Returns its length, 0 if more bytes are
- * needed, -1 if it is not a valid header (reserved bits, bad length). */
-int wire_parse_header(const unsigned char *p, size_t n, struct wire_frame *f);
-
-/* dst[i] = src[i] ^ mask[(off + i) % 4]; dst may equal src. */
-void wire_mask(unsigned char *dst, const unsigned char *src, size_t n,
-	       const unsigned char mask[4], uint64_t off);
 
 /* The pattern: byte j of phase p is 'a' + (p + j) % 26, so wire_pattern(n) + p
  * holds n bytes of phase p for any p < WIRE_PERIOD. The buffer never moves
  * (peers reference it in output buffers); n is at most 1 GiB. */
 const char *wire_pattern(size_t n);
-
-/* Base64 of in[0..n) into out (4 * ceil(n / 3) + 1 bytes); returns its length. */
-size_t wire_base64(const unsigned char *in, size_t n, char *out);
-
-/* Sec-WebSocket-Accept for a Sec-WebSocket-Key (out: 29 bytes). */
-void wire_accept_key(const char *key, size_t keylen, char out[29]);
 
 /* Message layouts. Every padded message is prefix + pattern + WIRE_SUFFIX and
  * exactly wire_total(prefix length, wanted size) bytes long; the pattern's

@@ -1,0 +1,213 @@
+/* wsframe: RFC 6455 frame headers, masking and the handshake key. Pure. */
+#include "wsframe.h"
+
+#include <string.h>
+#include <time.h>
+
+#include <libwebsockets.h>   /* lws_b64_encode_string only */
+
+/* SHA-1 for the handshake key only: lws_SHA1 is OpenSSL's deprecated SHA1(),
+ * which would add libcrypto and a deprecation warning for 20 bytes a
+ * connection. */
+static uint32_t rol(uint32_t x, int k) { return x << k | x >> (32 - k); }
+
+static void sha1_block(uint32_t h[5], const unsigned char *b)
+{
+	uint32_t w[80], a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4];
+
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
+		       (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k, t;
+		if (i < 20) {
+			f = (bb & c) | (~bb & d);
+			k = 0x5a827999;
+		} else if (i < 40) {
+			f = bb ^ c ^ d;
+			k = 0x6ed9eba1;
+		} else if (i < 60) {
+			f = (bb & c) | (bb & d) | (c & d);
+			k = 0x8f1bbcdc;
+		} else {
+			f = bb ^ c ^ d;
+			k = 0xca62c1d6;
+		}
+		t = rol(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol(bb, 30);
+		bb = a;
+		a = t;
+	}
+	h[0] += a;
+	h[1] += bb;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+}
+
+static void sha1(const unsigned char *msg, size_t n, unsigned char out[20])
+{
+	uint32_t h[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+	unsigned char tail[128] = { 0 };
+	size_t full = n / 64 * 64, rest = n - full, tlen = rest < 56 ? 64 : 128;
+
+	for (size_t i = 0; i < full; i += 64)
+		sha1_block(h, msg + i);
+	memcpy(tail, msg + full, rest);
+	tail[rest] = 0x80;
+	for (int i = 0; i < 8; i++)
+		tail[tlen - 1 - i] = (unsigned char)((uint64_t)n * 8 >> (8 * i));
+	for (size_t i = 0; i < tlen; i += 64)
+		sha1_block(h, tail + i);
+	for (int i = 0; i < 20; i++)
+		out[i] = (unsigned char)(h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+
+size_t wsframe_header(unsigned char *out, int opcode, int fin, uint64_t len,
+		   const unsigned char *mask)
+{
+	size_t n = 2;
+
+	out[0] = (unsigned char)((fin ? 0x80 : 0) | (opcode & 0x0f));
+	if (len < 126) {
+		out[1] = (unsigned char)len;
+	} else if (len < 65536) {
+		out[1] = 126;
+		out[2] = (unsigned char)(len >> 8);
+		out[3] = (unsigned char)len;
+		n = 4;
+	} else {
+		out[1] = 127;
+		for (int i = 0; i < 8; i++)
+			out[2 + i] = (unsigned char)(len >> (56 - 8 * i));
+		n = 10;
+	}
+	if (mask) {
+		out[1] |= 0x80;
+		memcpy(out + n, mask, 4);
+		n += 4;
+	}
+	return n;
+}
+
+int wsframe_parse_header(const unsigned char *p, size_t n, struct wsframe *f)
+{
+	size_t need = 2;
+	unsigned len7;
+
+	if (n < 2)
+		return 0;
+	if (p[0] & 0x70)
+		return -1;  /* no extension is negotiated: RSV bits must be 0 */
+	f->fin = !!(p[0] & 0x80);
+	f->opcode = p[0] & 0x0f;
+	f->masked = !!(p[1] & 0x80);
+	len7 = p[1] & 0x7f;
+	need += len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
+	need += f->masked ? 4 : 0;
+	if (n < need)
+		return 0;
+	if (len7 == 126) {
+		f->len = (uint64_t)p[2] << 8 | p[3];
+	} else if (len7 == 127) {
+		f->len = 0;
+		for (int i = 0; i < 8; i++)
+			f->len = f->len << 8 | p[2 + i];
+		if (f->len >> 63)
+			return -1;
+	} else {
+		f->len = len7;
+	}
+	if (f->masked)
+		memcpy(f->mask, p + need - 4, 4);
+	if (f->opcode >= 8 && (f->len > 125 || !f->fin))
+		return -1;
+	if ((f->opcode > 2 && f->opcode < 8) || f->opcode > 10)
+		return -1;
+	return (int)need;
+}
+
+void wsframe_mask(unsigned char *dst, const unsigned char *src, size_t n,
+	       const unsigned char mask[4], uint64_t off)
+{
+	unsigned char m[8];
+	uint64_t m64, v;
+	size_t i = 0;
+
+	for (int k = 0; k < 8; k++)
+		m[k] = mask[(off + (uint64_t)k) & 3];
+	memcpy(&m64, m, 8);
+	/* Eight bytes at a time: the rotated key repeats every 4 bytes. */
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&v, src + i, 8);
+		v ^= m64;
+		memcpy(dst + i, &v, 8);
+	}
+	for (; i < n; i++)
+		dst[i] = src[i] ^ m[i & 7];
+}
+
+/* Base64 of n (at most 30) bytes into out (outlen: the text and its NUL):
+ * lws_b64_encode_string wants a byte more room than that, so it writes to
+ * a scratch buffer first. */
+static void b64(const unsigned char *in, int n, char *out, int outlen)
+{
+	char tmp[48];
+	int len = lws_b64_encode_string((const char *)in, n, tmp, sizeof tmp);
+
+	if (len < 0 || len >= outlen)
+		len = 0;
+	memcpy(out, tmp, (size_t)len);
+	out[len] = '\0';
+}
+
+void wsframe_accept_key(const char *key, size_t keylen, char out[29])
+{
+	static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+	unsigned char buf[128], d[20];
+	size_t n = keylen < 64 ? keylen : 64;
+
+	memcpy(buf, key, n);
+	memcpy(buf + n, guid, sizeof guid - 1);
+	sha1(buf, n + sizeof guid - 1, d);
+	b64(d, 20, out, 29);
+}
+
+static uint64_t next_random(void)
+{
+	static uint64_t s;
+
+	if (!s) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&s ^
+		    (uint64_t)ts.tv_sec;
+		s |= 1;
+	}
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
+void wsframe_new_key(char out[25])
+{
+	unsigned char raw[16];
+	uint64_t a = next_random(), b = next_random();
+
+	memcpy(raw, &a, 8);
+	memcpy(raw + 8, &b, 8);
+	b64(raw, 16, out, 25);
+}
+
+void wsframe_new_mask(unsigned char mask[4])
+{
+	uint64_t r = next_random();
+
+	memcpy(mask, &r, 4);
+}

@@ -1,0 +1,56 @@
+/* wsframe_test: frame headers, masking and handshake keys against RFC 6455. */
+#include <string.h>
+
+#include "tap.h"
+#include "wsframe.h"
+
+int main(void)
+{
+	static const uint64_t lens[] = { 0, 1, 125, 126, 65535, 65536, 1ull << 32, (1ull << 63) - 1 };
+	unsigned char h[WSFRAME_HEADER_MAX], buf[64], copy[64];
+	const unsigned char mask[4] = { 0x37, 0xfa, 0x21, 0x3d };
+	struct wsframe f;
+	char accept[29], key[25], key2[25];
+
+	/* RFC 6455 section 1.3 */
+	wsframe_accept_key("dGhlIHNhbXBsZSBub25jZQ==", 24, accept);
+	is_str(accept, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", "the RFC's accept key");
+	wsframe_new_key(key);
+	wsframe_new_key(key2);
+	is_int(strlen(key), 24, "a new key is 24 characters of base64");
+	ok(strcmp(key, key2) != 0, "two new keys differ");
+
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		size_t n = wsframe_header(h, WSFRAME_TEXT, 1, lens[i], i & 1 ? mask : NULL);
+		int got = wsframe_parse_header(h, n, &f);
+		is_int(got, (long long)n, "header of length %llu parses back to its size", (unsigned long long)lens[i]);
+		ok(f.len == lens[i] && f.fin && f.opcode == WSFRAME_TEXT && f.masked == (int)(i & 1),
+		   "length %llu, fin, opcode and mask bit round-trip", (unsigned long long)lens[i]);
+		is_int(wsframe_parse_header(h, n - 1, &f), 0, "one byte short: more is needed");
+	}
+	/* RFC 6455 section 5.7: a single-frame masked text message "Hello" */
+	{
+		const unsigned char hello[] = { 0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58 };
+		is_int(wsframe_parse_header(hello, sizeof hello, &f), 6, "the RFC's masked Hello: 6 header bytes");
+		wsframe_mask(buf, hello + 6, 5, f.mask, 0);
+		ok(!memcmp(buf, "Hello", 5), "unmasks to Hello");
+	}
+	memcpy(buf, "abcdefghijklmnopqrstuvwxyz0123456789", 36);
+	memcpy(copy, buf, 36);
+	wsframe_mask(buf, buf, 36, mask, 0);
+	wsframe_mask(buf, buf, 10, mask, 0);
+	wsframe_mask(buf + 10, buf + 10, 26, mask, 10);
+	ok(!memcmp(buf, copy, 36), "masking twice (the second time in two pieces, offset kept) restores it");
+	h[0] = 0x81 | 0x40;
+	h[1] = 0;
+	is_int(wsframe_parse_header(h, 2, &f), -1, "a reserved bit is refused");
+	h[0] = 0x89;   /* ping */
+	h[1] = 126;
+	is_int(wsframe_parse_header(h, 4, &f), -1, "a control frame over 125 bytes is refused");
+	h[0] = 0x09;
+	h[1] = 0;
+	is_int(wsframe_parse_header(h, 2, &f), -1, "a fragmented control frame is refused");
+	h[0] = 0x83;
+	is_int(wsframe_parse_header(h, 2, &f), -1, "an unknown opcode is refused");
+	return tap_done();
+}
