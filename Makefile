@@ -32,7 +32,7 @@ $(B)/libcdpproxy.a: $(LIB_OBJ)
 $(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a
+$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
 

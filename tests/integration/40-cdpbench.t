@@ -1,0 +1,147 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 4: cdpbench end to end against the real Chromium. --quick fills every
+// cell, the sink counts every byte the page sent, and the report files exist
+// and parse; a replay captured from real Playwright through cdpproxy
+// (--log --log-bodies) runs as a scenario. Timings are the report's business:
+// nothing here asserts a speed.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./lib/harness');
+
+const CDPBENCH = process.env.CDPBENCH_BIN || path.join(path.dirname(h.PROXY_BIN), 'cdpbench');
+const running = new Set();
+process.on('exit', () => { for (const c of running) { try { c.kill('SIGKILL'); } catch { /* gone */ } } });
+
+// Runs cdpbench; resolves {code, signal, stdout, stderr}. On timeout it gets
+// SIGINT (it then stops what it started and reports), then SIGKILL.
+function cdpbench(args, timeout) {
+  return new Promise((resolve, reject) => {
+    if (!fs.existsSync(CDPBENCH)) {
+      reject(new Error(`${CDPBENCH} not found: run make (or set CDPBENCH_BIN)`));
+      return;
+    }
+    const child = spawn(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => {
+      child.kill('SIGINT');
+      setTimeout(() => child.kill('SIGKILL'), 15000).unref();
+    }, timeout);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function readReport(dir) {
+  const file = path.join(dir, 'report.json');
+  assert.ok(fs.existsSync(file), `${file} exists`);
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+// Every sample of a cell is usable and the sink counted exactly what the page sent.
+function checkCell(rep, c) {
+  const what = `${c.scenario}/${c.body}`;
+  const errors = c.samples.filter((s) => !s.ok).map((s) => `round ${s.round}: ${s.error}`);
+  assert.equal(c.failed, 0, `${what}: no failed trial (${errors.join('; ')})`);
+  assert.equal(c.n, rep.config.rounds, `${what}: a sample in every measured round`);
+  assert.ok(c.median_mbps > 0, `${what}: a median (${c.median_mbps})`);
+  const perTrial = rep.config.bytes * (rep.config.warmup_transfers + rep.config.transfers);
+  for (const s of c.samples) {
+    assert.equal(s.page_bytes, perTrial, `${what} round ${s.round}: the page moved every byte`);
+    assert.equal(s.sink_bytes, s.page_bytes, `${what} round ${s.round}: sink bytes == bytes sent`);
+    assert.ok(s.page_mbps > 0, `${what} round ${s.round}: timed in the page`);
+  }
+  if (c.scenario !== 'none' && !c.scenario.startsWith('none#')) {
+    assert.equal(typeof c.ratio_to_none, 'number', `${what}: a ratio to none`);
+  }
+}
+
+test('cdpbench --quick fills every cell and writes a report that parses', { timeout: 150000 }, async (t) => {
+  const out = h.tmpdir('cdpbench-quick-');
+  const started = Date.now();
+  const r = await cdpbench(['--quick', '--out', out.dir], 140000);
+  t.diagnostic(`cdpbench --quick took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
+  assert.match(r.stdout, /vs none/, 'the table is printed');
+
+  const rep = readReport(out.dir);
+  const names = rep.scenarios.map((s) => s.name);
+  assert.deepEqual(names, ['native', 'none', 'attach', 'Network', 'playwright'], 'the quick matrix');
+  assert.deepEqual(rep.bodies, ['u8', 'blob']);
+  assert.equal(rep.cells.length, names.length * rep.bodies.length, 'scenario x body cells');
+  for (const c of rep.cells) checkCell(rep, c);
+  assert.match(rep.environment.chromium, /Chromium/, 'the Chromium version is recorded');
+  assert.ok(rep.environment.kernel && rep.environment.cpus >= 1, 'kernel and CPUs are recorded');
+  assert.ok(rep.environment.chromium_flags.includes('--disable-quic'), 'the flags are recorded');
+
+  const pw = rep.cells.find((c) => c.scenario === 'playwright' && c.body === 'u8');
+  const pwScenario = rep.scenarios.find((s) => s.name === 'playwright');
+  assert.ok(pwScenario.commands.some((c) => c.method === 'Network.enable'), 'the playwright replay enables Network');
+  for (const s of pw.samples) {
+    assert.equal(s.detail.cdp.errors, 0, `every replayed command was answered: ${JSON.stringify(s.detail.cdp.failed)}`);
+    assert.ok(s.detail.cdp.commands >= pwScenario.commands.length, 'the commands were sent');
+  }
+
+  const md = fs.readFileSync(path.join(out.dir, 'report.md'), 'utf8');
+  assert.match(md, /^# cdpbench/, 'report.md has its title');
+  for (const c of rep.cells) {
+    assert.ok(md.includes(`| ${c.scenario} |`), `report.md has a row for ${c.scenario}`);
+  }
+  const html = fs.readFileSync(path.join(out.dir, 'report.html'), 'utf8');
+  assert.match(html, /^<!doctype html>/i, 'report.html is HTML');
+  assert.ok(html.trimEnd().endsWith('</html>'), 'report.html is complete');
+  assert.equal((html.match(/<svg /g) || []).length, rep.bodies.length, 'one chart per body');
+  assert.equal((html.match(/<svg /g) || []).length, (html.match(/<\/svg>/g) || []).length, 'charts are closed');
+  assert.ok(!/(src|href)="(https?:)?\/\//.test(html), 'report.html loads nothing from the network');
+});
+
+test('a replay captured from real Playwright through cdpproxy runs as a scenario', { timeout: 150000 }, async (t) => {
+  const chrome = await h.startChrome();
+  const proxy = await h.startProxy({ upstreamPort: chrome.port, args: ['--log-bodies'] });
+  try {
+    const { chromium } = h.client('playwright-core');
+    const browser = await chromium.connectOverCDP(proxy.httpURL, { timeout: 15000 });
+    const page = await browser.contexts()[0].newPage();
+    await page.close();
+    await browser.close();
+  } finally {
+    await proxy.stop();
+    await chrome.stop();
+  }
+
+  const printed = await cdpbench(['--print-replay', proxy.logPath], 20000);
+  assert.equal(printed.code, 0, `--print-replay exits 0: ${printed.stderr}`);
+  const cmds = printed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const methods = cmds.map((c) => c.method);
+  t.diagnostic(`captured: ${methods.join(', ')}`);
+  for (const m of ['Page.enable', 'Runtime.enable', 'Network.enable']) {
+    assert.ok(methods.includes(m), `the captured page session sent ${m}`);
+  }
+
+  const out = h.tmpdir('cdpbench-replay-');
+  const r = await cdpbench(['--replay', proxy.logPath, '--scenarios', 'none', '--bodies', 'u8',
+    '--mib', '2', '--rounds', '2', '--warmup-rounds', '0', '--out', out.dir], 120000);
+  proxy.removeDir();
+  assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
+  const rep = readReport(out.dir);
+  const sc = rep.scenarios.find((s) => s.name.startsWith('replay:'));
+  assert.ok(sc, `a replay scenario: ${rep.scenarios.map((s) => s.name)}`);
+  assert.deepEqual(sc.commands.map((c) => c.method), methods, 'it runs the captured commands');
+  const cell = rep.cells.find((c) => c.scenario === sc.name);
+  checkCell(rep, cell);
+  for (const s of cell.samples) {
+    assert.equal(s.detail.cdp.errors, 0, `every replayed command was answered: ${JSON.stringify(s.detail.cdp.failed)}`);
+  }
+});

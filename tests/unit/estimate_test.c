@@ -1,0 +1,138 @@
+/* estimate_test: median, type-7 quantiles, the bootstrap interval of the median
+ * and paired ratios, against values worked out by hand. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "tap.h"
+
+#define near(got, want, ...) ok(fabs((got) - (want)) < 1e-9, __VA_ARGS__)
+
+static void test_rng(void)
+{
+	/* Vigna's splitmix64.c with x = 1234567 (also Java's SplittableRandom). */
+	static const uint64_t want[] = {
+		6457827717110365317ull, 3203168211198807973ull, 9817491932198370423ull,
+		4593380528125082431ull, 16408922859458223821ull,
+	};
+	struct estimate_rng r;
+	int same = 1;
+
+	estimate_rng_seed(&r, 1234567);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		same &= estimate_rng_next(&r) == want[i];
+	ok(same, "splitmix64 from 1234567 gives the reference sequence");
+}
+
+static void test_median(void)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, holes[] = { NAN, 1, 3, NAN };
+	double one[] = { 42 }, none[] = { NAN };
+
+	near(estimate_median(odd, 3), 3, "median {5,1,3} = 3");
+	ok(odd[0] == 5 && odd[1] == 1 && odd[2] == 3, "median leaves its input alone");
+	near(estimate_median(even, 4), 2.5, "median {4,1,3,2} = (2+3)/2 = 2.5");
+	near(estimate_median(holes, 4), 2, "median skips NaN: {1,3} -> 2");
+	near(estimate_median(one, 1), 42, "median of one value is that value");
+	ok(isnan(estimate_median(none, 1)), "median of only NaN is NaN");
+	ok(isnan(estimate_median(NULL, 0)), "median of nothing is NaN");
+}
+
+static void test_quantile(void)
+{
+	double s[] = { 10, 20, 30, 40 }, one[] = { 7 };
+
+	/* Type 7: h = (n-1) q, interpolate between s[floor h] and s[floor h + 1]. */
+	near(estimate_quantile_sorted(s, 4, 0.5), 25, "q0.5 of 10..40: h=1.5 -> 25");
+	near(estimate_quantile_sorted(s, 4, 0.25), 17.5, "q0.25: h=0.75 -> 10 + 0.75*10 = 17.5");
+	near(estimate_quantile_sorted(s, 4, 0.9), 37, "q0.9: h=2.7 -> 30 + 0.7*10 = 37");
+	near(estimate_quantile_sorted(s, 4, 0), 10, "q0 is the minimum");
+	near(estimate_quantile_sorted(s, 4, 1), 40, "q1 is the maximum");
+	near(estimate_quantile_sorted(one, 1, 0.3), 7, "any quantile of one value is it");
+	ok(isnan(estimate_quantile_sorted(NULL, 0, 0.5)), "quantile of nothing is NaN");
+}
+
+static void test_median_ci(void)
+{
+	double one[] = { 7 }, flat[] = { 2, 2, 2, 2 }, two[] = { 3, 1 }, three[] = { 3, 1, 2 };
+	double holes[] = { NAN, 5, NAN };
+	struct estimate_ci ci, again;
+
+	estimate_median_ci(one, 1, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.point == 7 && ci.lo == 7 && ci.hi == 7 && ci.n == 1, "one sample: 7 [7, 7]");
+	estimate_median_ci(flat, 4, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.point == 2 && ci.lo == 2 && ci.hi == 2, "equal samples: a zero-width interval");
+	estimate_median_ci(holes, 3, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.point == 5 && ci.n == 1, "NaN samples are not counted");
+	estimate_median_ci(NULL, 0, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(isnan(ci.point) && isnan(ci.lo) && isnan(ci.hi) && ci.n == 0, "no samples: NaN");
+
+	/* {1,3}: a resample's median is 1 with p 1/4, 2 with p 1/2, 3 with p 1/4.
+	 * 95%: the 2.5% and 97.5% points fall in the end masses -> [1, 3].
+	 * 40%: the 30% and 70% points both fall in the middle mass -> [2, 2]. */
+	estimate_median_ci(two, 2, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.point == 2 && ci.lo == 1 && ci.hi == 3, "{1,3} at 95%%: 2 [1, 3] (got %g [%g, %g])",
+	   ci.point, ci.lo, ci.hi);
+	estimate_median_ci(two, 2, 0, ESTIMATE_SEED, 0.40, &ci);
+	ok(ci.lo == 2 && ci.hi == 2, "{1,3} at 40%%: [2, 2] (got [%g, %g])", ci.lo, ci.hi);
+
+	/* {1,2,3}: P(median of 3 draws = 1) = P(at least two 1s) = 3(1/3)^2(2/3) +
+	 * (1/3)^3 = 7/27 = 0.259; the same for 3; 13/27 for 2. So the 20% point
+	 * is 1 and the 80% point is 3 (60% interval), while the 30% and 70% points
+	 * are both 2 (40% interval). */
+	estimate_median_ci(three, 3, 0, ESTIMATE_SEED, 0.60, &ci);
+	ok(ci.point == 2 && ci.lo == 1 && ci.hi == 3, "{1,2,3} at 60%%: 2 [1, 3] (got [%g, %g])",
+	   ci.lo, ci.hi);
+	estimate_median_ci(three, 3, 0, ESTIMATE_SEED, 0.40, &ci);
+	ok(ci.lo == 2 && ci.hi == 2, "{1,2,3} at 40%%: [2, 2] (got [%g, %g])", ci.lo, ci.hi);
+
+	estimate_median_ci(three, 3, 1000, 99, 0.90, &ci);
+	estimate_median_ci(three, 3, 1000, 99, 0.90, &again);
+	ok(memcmp(&ci, &again, sizeof ci) == 0, "the same seed gives the same interval");
+}
+
+static void test_paired_ratio(void)
+{
+	double a[] = { 100, 200, 300 }, b[] = { 50, 100, 150 };
+	double a2[] = { 10, NAN, 30, 40 }, b2[] = { 5, 7, 0, 20 };
+	double a3[] = { 1, 4, 9 }, b3[] = { 1, 2, 3 };
+	struct estimate_ci ci;
+
+	estimate_paired_ratio_ci(a, b, 3, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.point == 2 && ci.lo == 2 && ci.hi == 2 && ci.n == 3,
+	   "rounds that all run at 2x: 2 [2, 2] although the rounds differ 3x");
+	estimate_paired_ratio_ci(a2, b2, 4, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.n == 2 && ci.point == 2, "pairs with NaN or a zero baseline are skipped (n %zu)", ci.n);
+	/* Ratios {1, 2, 3}: the same masses as the {1,2,3} median case above. */
+	estimate_paired_ratio_ci(a3, b3, 3, 0, ESTIMATE_SEED, 0.60, &ci);
+	ok(ci.point == 2 && ci.lo == 1 && ci.hi == 3, "ratios {1,2,3} at 60%%: 2 [1, 3]");
+	estimate_paired_ratio_ci(a3, b3, 3, 0, ESTIMATE_SEED, 0.40, &ci);
+	ok(ci.lo == 2 && ci.hi == 2, "ratios {1,2,3} at 40%%: [2, 2]");
+	estimate_paired_ratio_ci(NULL, NULL, 0, 0, ESTIMATE_SEED, 0.95, &ci);
+	ok(ci.n == 0 && isnan(ci.point), "no pairs: NaN");
+}
+
+static void test_excludes(void)
+{
+	struct estimate_ci in = { 1, 0.9, 1.1, 5 }, above = { 1.1, 1.05, 1.2, 5 };
+	struct estimate_ci below = { 0.2, 0.1, 0.5, 5 }, edge = { 1, 1, 1.2, 5 };
+	struct estimate_ci unknown = { NAN, NAN, NAN, 0 };
+
+	ok(!estimate_ci_excludes(&in, 1), "[0.9, 1.1] does not exclude 1");
+	ok(estimate_ci_excludes(&above, 1), "[1.05, 1.2] excludes 1");
+	ok(estimate_ci_excludes(&below, 1), "[0.1, 0.5] excludes 1");
+	ok(!estimate_ci_excludes(&edge, 1), "[1, 1.2] touches 1: not excluded");
+	ok(!estimate_ci_excludes(&unknown, 1), "an unknown interval excludes nothing");
+}
+
+int main(void)
+{
+	test_rng();
+	test_median();
+	test_quantile();
+	test_median_ci();
+	test_paired_ratio();
+	test_excludes();
+	return tap_done();
+}

@@ -1,0 +1,43 @@
+/* bench: what cdpbench's modules share: the run's settings, the bodies, and
+ * one trial's sample. */
+#ifndef CDPBENCH_BENCH_H
+#define CDPBENCH_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define BENCH_PATH_MAX 2048
+
+struct bench_config {
+	char root[BENCH_PATH_MAX];       /* the source tree: replays, policies, the page */
+	char bindir[BENCH_PATH_MAX];     /* where uploadsink and cdpproxy are */
+	char out_dir[BENCH_PATH_MAX];
+	const char *chromium;
+	uint64_t bytes;                  /* one body */
+	int transfers;                   /* measured transfers per trial */
+	int warmup_transfers;            /* the page's, before those */
+	int rounds, warmup_rounds;       /* measured rounds, and discarded ones first */
+	int trial_timeout_s;             /* 0: from the size */
+	unsigned resamples;
+	uint64_t seed;
+	int verbose;
+};
+
+/* The bodies the page knows, in table order. */
+extern const char *const bench_bodies[];
+extern const size_t bench_nbodies;
+
+/* One trial of one cell. */
+struct bench_sample {
+	int ran, ok;
+	double page_mbps;                /* median of the measured transfers, timed in the page */
+	double sink_mbps;                /* the same, first to last byte at the sink; NaN if unknown */
+	uint64_t page_bytes, sink_bytes; /* every transfer, warm-up included */
+	double seconds;                  /* the whole trial, launch to stop */
+	char error[400];
+	json_t *detail;                  /* per transfer, CDP counters, phases */
+};
+
+#endif

@@ -1,0 +1,148 @@
+/* findings: the few sentences that lead a report, written from its numbers:
+ * what costs the most, what fixes it, what is unaffected, and whether the
+ * machine was quiet enough to tell. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define SLOW 0.8    /* a ratio below this, with its CI below 1.0, is a slowdown worth a sentence */
+
+static void say(json_t *out, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(out, json_string(buf));
+}
+
+static const struct report_cell *cell(const struct report *r, const char *sc, const char *body)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].sc->name, sc) && !strcmp(r->cells[i].body, body))
+			return &r->cells[i];
+	return NULL;
+}
+
+static int slow(const struct report_cell *c)
+{
+	return c && c->ratio.point < SLOW && estimate_ci_excludes(&c->ratio, 1.0);
+}
+
+/* "45.2 Mbps (0.10x [0.09, 0.11] of no debugger)" */
+static const char *describe(const struct report_cell *c, char *buf, size_t len)
+{
+	char m[32], a[32], b[32], x[32];
+
+	snprintf(buf, len, "%s Mbps (%sx [%s, %s] of no debugger)",
+		 report_mbps(c->mbps.point, m, sizeof m), report_ratio(c->ratio.point, x, sizeof x),
+		 report_ratio(c->ratio.lo, a, sizeof a), report_ratio(c->ratio.hi, b, sizeof b));
+	return buf;
+}
+
+/* Is c clearly slower than no debugger (its ratio's CI entirely below 1.0)? */
+static int below(const struct report_cell *c)
+{
+	return c && !isnan(c->ratio.point) && estimate_ci_excludes(&c->ratio, 1.0) &&
+	       c->ratio.point < 1;
+}
+
+/* Per body: the costliest scenario, and what undoes it. */
+static void per_body(const struct report *r, const char *body, json_t *out)
+{
+	const struct report_cell *worst = NULL, *base = cell(r, "none", body), *net, *cap, *pw;
+	const struct report_cell *pwcap, *pwnone;
+	char d1[160], d2[160], m[32];
+
+	if (!base || isnan(base->mbps.point))
+		return;
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (!strcmp(c->body, body) && report_is_compared(c) && below(c) &&
+		    (!worst || c->ratio.point < worst->ratio.point))
+			worst = c;
+	}
+	if (worst && worst->ratio.point < SLOW)
+		say(out, "With %s bodies, %s costs the most: %s against %s Mbps with no debugger.",
+		    body, worst->sc->name, describe(worst, d1, sizeof d1),
+		    report_mbps(base->mbps.point, m, sizeof m));
+	else if (worst)
+		say(out, "With %s bodies, no scenario costs much: the largest clear difference is %s, "
+		    "at %s.", body, worst->sc->name, describe(worst, d1, sizeof d1));
+	else
+		say(out, "With %s bodies, no scenario is clearly slower than no debugger.", body);
+	net = cell(r, "Network", body);
+	cap = cell(r, "Network-capped", body);
+	if (slow(net) && cap && !isnan(cap->ratio.point) && cap->ratio.point > 2 * net->ratio.point)
+		say(out, "For %s, Network.enable with maxPostDataSize 65536 (what Chrome's own DevTools "
+		    "sends) runs at %s, where Network.enable with no parameters runs at %s.", body,
+		    describe(cap, d1, sizeof d1), describe(net, d2, sizeof d2));
+	else if (net && !isnan(net->ratio.point) && !slow(net))
+		say(out, "%s bodies are %s by Network.enable: %s.", body,
+		    below(net) ? "slowed only a little" : estimate_ci_excludes(&net->ratio, 1.0) ?
+		    "not slowed (if anything faster)" : "not clearly slowed",
+		    describe(net, d1, sizeof d1));
+	pw = cell(r, "playwright", body);
+	pwcap = cell(r, "pw-postdata-cap", body);
+	pwnone = cell(r, "pw-no-network", body);
+	if (slow(pw) && pwcap && !isnan(pwcap->ratio.point))
+		say(out, "Playwright's own command sequence runs %s at %s; behind cdpproxy with "
+		    "network-postdata-cap.json the same sequence runs at %s.", body,
+		    describe(pw, d1, sizeof d1), describe(pwcap, d2, sizeof d2));
+	if (slow(pw) && pwnone && !isnan(pwnone->ratio.point))
+		say(out, "With no-network.json (Network.enable stubbed) Playwright's sequence runs %s "
+		    "at %s.", body, describe(pwnone, d1, sizeof d1));
+}
+
+json_t *report_findings(const struct report *r)
+{
+	json_t *out = json_array();
+	int noisy = 0, checks = 0, failed = 0;
+	char a[32], b[32], c3[32], m1[32], m2[32];
+
+	for (size_t i = 0; i < r->nbodies; i++)
+		per_body(r, r->bodies[i], out);
+	/* The ceiling once, for the first body that has it: it is the same bytes. */
+	for (size_t i = 0; i < r->nbodies; i++) {
+		const struct report_cell *nat = cell(r, "native", r->bodies[i]);
+		const struct report_cell *none = cell(r, "none", r->bodies[i]);
+		if (nat && none && !isnan(nat->mbps.point) && !isnan(none->mbps.point) &&
+		    nat->mbps.point > 0) {
+			say(out, "A native C client moves the same bytes to the same sink at %s Mbps; "
+			    "the browser with no debugger reaches %s Mbps (%s), %.0f%% of that.",
+			    report_mbps(nat->mbps.point, m1, sizeof m1),
+			    report_mbps(none->mbps.point, m2, sizeof m2), r->bodies[i],
+			    100 * none->mbps.point / nat->mbps.point);
+			break;
+		}
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		failed += c->nfail;
+		if (c->aa_cell < 0 || isnan(c->aa.point))
+			continue;
+		checks++;
+		if (estimate_ci_excludes(&c->aa, 1.0)) {
+			noisy++;
+			say(out, "A/A check %s / %s with %s bodies: %s [%s, %s], which excludes 1.0: the "
+			    "machine was too noisy to conclude from differences of that size.",
+			    c->sc->name, c->sc->aa_with, c->body, report_ratio(c->aa.point, a, sizeof a),
+			    report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
+		}
+	}
+	if (checks && !noisy)
+		say(out, "All %d A/A checks (the same setup measured twice) have CIs that include 1.0, "
+		    "as they should on a machine quiet enough to compare.", checks);
+	if (failed)
+		say(out, "%d trial%s failed; see the failures in report.md and the errors in report.json.",
+		    failed, failed == 1 ? "" : "s");
+	if (r->interrupted)
+		say(out, "The run was interrupted after %d round%s: these numbers are partial.",
+		    r->rounds_run, r->rounds_run == 1 ? "" : "s");
+	return out;
+}

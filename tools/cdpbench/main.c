@@ -1,0 +1,432 @@
+/* cdpbench: measures how each enabled CDP domain changes upload throughput in
+ * Chromium, as a matrix of scenarios x bodies, and writes a report. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cdp.h"
+#include "child.h"
+#include "replay.h"
+#include "report.h"
+#include "scenario.h"
+#include "trial.h"
+#include "util.h"
+
+const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
+const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
+
+/* What each mode runs unless a flag says otherwise. */
+struct mode {
+	const char *bodies;
+	double mib;
+	int rounds, warmup_rounds, transfers;
+};
+
+static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2 };
+static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1 };
+/* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
+ * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
+static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2 };
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: cdpbench [--quick | --full] [options]\n"
+	      "Measures upload throughput in headless Chromium with no debugger, with a CDP client\n"
+	      "attached, and with each scenario's domains enabled; prints a table and writes a\n"
+	      "report (report.json, report.md, report.html).\n\n"
+	      "  --quick              a smoke matrix, under a minute: native,none,attach,Network,\n"
+	      "                       playwright x u8,blob, 4 MiB, 2 rounds, no warm-up round\n"
+	      "  --full               every scenario x every body but stream, 32 MiB (long)\n"
+	      "  --scenarios LIST     comma-separated: built-ins (see --list), a domain (Network),\n"
+	      "                       a domain with params (Network:{\"maxPostDataSize\":1024}),\n"
+	      "                       domains in order (DOM+CSS); a name given twice is an A/A pair\n"
+	      "  --replay FILE        add a scenario replaying FILE: a replay file or a cdpproxy\n"
+	      "                       --log (--log-bodies for params); repeatable. Alone: none,\n"
+	      "                       attach and the replays\n"
+	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob)\n"
+	      "  --mib N              body size in MiB (default 6; --quick 4, --full 32)\n"
+	      "  --rounds N           measured rounds (default 4); cells interleave round by round\n"
+	      "  --warmup-rounds N    rounds run first and discarded (default 1)\n"
+	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
+	      "  --out DIR            where the report goes (default report)\n"
+	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
+	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
+	      "  --seed N             the bootstrap's seed (default fixed: reports reproduce)\n"
+	      "  --list               the scenarios and bodies, then exit\n"
+	      "  --print-replay FILE  print the replay FILE (or a cdpproxy log) would run, then exit\n"
+	      "  --verbose            libwebsockets notices on stderr\n"
+	      "  --help\n", out);
+}
+
+static void list_one(const char *name, const char *about, void *arg)
+{
+	fprintf(arg, "  %-18s %s\n", name, about);
+}
+
+/* bindir: where this binary is; root: the source tree next to it, or the cwd. */
+static void find_dirs(struct bench_config *cfg)
+{
+	char exe[BENCH_PATH_MAX], probe[BENCH_PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+	if (n <= 0)
+		snprintf(exe, sizeof exe, "./cdpbench");
+	else
+		exe[n] = '\0';
+	snprintf(cfg->bindir, sizeof cfg->bindir, "%s", dirname(exe));
+	snprintf(probe, sizeof probe, "%s/../tools/cdpbench/replays", cfg->bindir);
+	if (access(probe, R_OK) == 0 && strlen(cfg->bindir) + 4 < sizeof cfg->root)
+		snprintf(cfg->root, sizeof cfg->root, "%.*s/..", (int)sizeof cfg->root - 4, cfg->bindir);
+	else if (!getcwd(cfg->root, sizeof cfg->root))
+		snprintf(cfg->root, sizeof cfg->root, ".");
+}
+
+static int print_replay(const char *path)
+{
+	struct scenario_cmd *cmds;
+	size_t n;
+	int lossy = 0;
+	char err[512], *out;
+
+	if (replay_load(path, &cmds, &n, &lossy, err, sizeof err) < 0) {
+		fprintf(stderr, "cdpbench: %s\n", err);
+		return 1;
+	}
+	if (lossy)
+		fprintf(stderr, "cdpbench: %s: some commands have no params in the log (run cdpproxy "
+			"with --log-bodies); they replay with {}\n", path);
+	out = replay_format(cmds, n);
+	fputs(out, stdout);
+	free(out);
+	replay_free(cmds, n);
+	return 0;
+}
+
+/* A built-in matrix, leaving out (with a note) what this tree cannot run yet. */
+static void lenient_scenarios(struct scenario_list *l, const char *spec,
+			      const struct scenario_env *env, json_t *notes)
+{
+	const char *p = spec;
+	char item[128], err[512];
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		p += n + (p[n] == ',');
+		if (scenario_parse_list(l, item, env, err, sizeof err) < 0) {
+			fprintf(stderr, "cdpbench: leaving %s out of the matrix: %s\n", item, err);
+			json_array_append_new(notes, json_sprintf("left out of the matrix: %s (%s)",
+								  item, err));
+		}
+	}
+}
+
+static int parse_bodies(const char *spec, const char ***out, size_t *n)
+{
+	char *copy = xstrdup(spec), *save = NULL;
+
+	*out = NULL;
+	*n = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < bench_nbodies && strcmp(bench_bodies[i], tok); i++)
+			;
+		if (i == bench_nbodies) {
+			fprintf(stderr, "cdpbench: unknown body '%s' (bodies: u8, ab, blob, form, str, "
+				"xhr, stream, download)\n", tok);
+			free(copy);
+			return -1;
+		}
+		*out = xrealloc(*out, (*n + 1) * sizeof **out);
+		(*out)[(*n)++] = bench_bodies[i];
+	}
+	free(copy);
+	return *n ? 0 : -1;
+}
+
+static void fmt_duration(double s, char *buf, size_t len)
+{
+	if (s < 0 || isnan(s))
+		snprintf(buf, len, "?");
+	else if (s >= 60)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%ds", (int)s);
+}
+
+/* Runs every round of every cell; returns the rounds that ran. */
+static int run_matrix(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
+		      struct report_cell *cells, size_t ncells)
+{
+	int total = cfg->warmup_rounds + cfg->rounds, tty = isatty(2);
+	double *last = xcalloc(ncells, sizeof *last), done_s = 0;
+	size_t done = 0, all = (size_t)total * ncells;
+	uint64_t t0 = util_mono_us();
+	char el[32], eta[32], id[64], m[32];
+
+	for (int round = 0; round < total; round++) {
+		for (size_t i = 0; i < ncells && !interrupted; i++) {
+			struct report_cell *c = &cells[i];
+			struct bench_sample *s = &c->samples[round];
+			double left = 0;
+
+			snprintf(id, sizeof id, "r%d-c%zu", round, i);
+			trial_run(cfg, ctx, sink_port, c->sc, c->body, id, s);
+			last[i] = s->seconds;
+			done_s += s->seconds;
+			done++;
+			for (size_t k = done; k < all; k++) {
+				size_t ci = k % ncells;
+				left += last[ci] > 0 ? last[ci] : done_s / (double)done;
+			}
+			fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
+			fmt_duration(left, eta, sizeof eta);
+			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s/%s: %s  (%.1fs)  elapsed %s, ETA %s%s",
+				tty ? "\r\033[K" : "", done, all, round + 1, total,
+				round < cfg->warmup_rounds ? " (warm-up)" : "", c->sc->name, c->body,
+				s->ok ? report_mbps(s->page_mbps, m, sizeof m) : "FAILED", s->seconds, el, eta,
+				tty ? "" : "\n");
+			if (!s->ok)
+				fprintf(stderr, "%scdpbench: %s/%s round %d: %s\n", tty ? "\n" : "",
+					c->sc->name, c->body, round, s->error);
+		}
+		if (interrupted) {
+			fprintf(stderr, "\ncdpbench: interrupted; reporting the rounds that finished\n");
+			free(last);
+			return round;
+		}
+	}
+	if (tty)
+		fputc('\n', stderr);
+	free(last);
+	return total;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
+	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP };
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
+		{ "scenarios", required_argument, NULL, O_SCEN },
+		{ "replay", required_argument, NULL, O_REPLAY },
+		{ "bodies", required_argument, NULL, O_BODIES }, { "mib", required_argument, NULL, O_MIB },
+		{ "rounds", required_argument, NULL, O_ROUNDS },
+		{ "warmup-rounds", required_argument, NULL, O_WARM },
+		{ "transfers", required_argument, NULL, O_XFER }, { "out", required_argument, NULL, O_OUT },
+		{ "chromium", required_argument, NULL, O_CHROMIUM },
+		{ "trial-timeout", required_argument, NULL, O_TIMEOUT },
+		{ "seed", required_argument, NULL, O_SEED }, { "list", no_argument, NULL, O_LIST },
+		{ "print-replay", required_argument, NULL, O_PRINT },
+		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bench_config cfg;
+	const struct mode *mode = &mode_default;
+	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
+	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
+	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, rc = 1;
+	double mib = -1;
+	size_t nbodies = 0, ncells = 0;
+	struct scenario_list scen = { NULL, 0 };
+	struct scenario_env env;
+	struct report rep;
+	struct report_cell *cells = NULL;
+	struct child sink;
+	struct lws_context *ctx = NULL;
+	uint64_t t0;
+	time_t now;
+	char *end;
+
+	memset(&rep, 0, sizeof rep);
+	memset(&sink, 0, sizeof sink);
+	snprintf(cfg.out_dir, sizeof cfg.out_dir, "report");
+	cfg.chromium = "/usr/bin/chromium";
+	cfg.resamples = ESTIMATE_RESAMPLES;
+	cfg.seed = ESTIMATE_SEED;
+	cfg.warmup_transfers = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		long v = 0;
+		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT) {
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < (c == O_WARM ? 0 : 1) || v > 1000) {
+				const char *name = "";
+				for (const struct option *o = opts; o->name; o++)
+					if (o->val == c)
+						name = o->name;
+				fprintf(stderr, "cdpbench: --%s wants a number from %d to 1000, not '%s'\n",
+					name, c == O_WARM ? 0 : 1, optarg);
+				return 2;
+			}
+		}
+		switch (c) {
+		case O_QUICK: mode = &mode_quick; break;
+		case O_FULL: mode = &mode_full; break;
+		case O_SCEN: scen_spec = optarg; break;
+		case O_REPLAY:
+			replays = xrealloc(replays, (size_t)(nreplays + 1) * sizeof *replays);
+			replays[nreplays++] = optarg;
+			break;
+		case O_BODIES: body_spec = optarg; break;
+		case O_MIB:
+			mib = strtod(optarg, &end);
+			if (*end || end == optarg || !(mib > 0) || mib > 4096) {
+				fprintf(stderr, "cdpbench: --mib wants a size in MiB (0 < N <= 4096), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_ROUNDS: rounds = (int)v; break;
+		case O_WARM: warm = (int)v; break;
+		case O_XFER: xfer = (int)v; break;
+		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
+		case O_CHROMIUM: cfg.chromium = optarg; break;
+		case O_TIMEOUT: cfg.trial_timeout_s = (int)v; break;
+		case O_SEED: cfg.seed = strtoull(optarg, NULL, 0); break;
+		case O_LIST:
+			printf("scenarios:\n");
+			scenario_catalogue(list_one, stdout);
+			printf("bodies: u8 ab blob form str xhr stream download\n");
+			return 0;
+		case O_PRINT: return print_replay(optarg);
+		case O_VERBOSE: cfg.verbose = 1; break;
+		case O_HELP: usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cdpbench: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	cfg.bytes = (uint64_t)llround((mib > 0 ? mib : mode->mib) * (1 << 20));
+	cfg.rounds = rounds > 0 ? rounds : mode->rounds;
+	cfg.warmup_rounds = warm >= 0 ? warm : mode->warmup_rounds;
+	cfg.transfers = xfer > 0 ? xfer : mode->transfers;
+	find_dirs(&cfg);
+	env.root = cfg.root;
+	rep.notes = json_array();
+	if (scen_spec || mode == &mode_quick) {
+		if (scenario_parse_list(&scen, scen_spec ? scen_spec : scenario_quick_spec, &env, err,
+					sizeof err) < 0) {
+			fprintf(stderr, "cdpbench: --scenarios: %s\n", err);
+			return 2;
+		}
+	} else if (mode == &mode_full) {
+		lenient_scenarios(&scen, scenario_full_spec, &env, rep.notes);
+	} else if (nreplays) {
+		lenient_scenarios(&scen, "none,attach", &env, rep.notes);
+	} else {
+		lenient_scenarios(&scen, scenario_default_spec, &env, rep.notes);
+	}
+	for (int i = 0; i < nreplays; i++) {
+		if (scenario_add_replay(&scen, replays[i], err, sizeof err) < 0) {
+			fprintf(stderr, "cdpbench: --replay: %s\n", err);
+			return 2;
+		}
+	}
+	free(replays);
+	if (parse_bodies(body_spec ? body_spec : mode->bodies, &bodies, &nbodies) < 0) {
+		if (!body_spec || !*body_spec)
+			fprintf(stderr, "cdpbench: --bodies: no bodies\n");
+		return 2;
+	}
+	if (access(cfg.chromium, X_OK) < 0) {
+		fprintf(stderr, "cdpbench: cannot run %s: %s (apt-get install chromium, or --chromium "
+			"PATH)\n", cfg.chromium, strerror(errno));
+		return 1;
+	}
+
+	/* Cells in table order: by body, then scenario. */
+	for (size_t b = 0; b < nbodies; b++) {
+		for (size_t s = 0; s < scen.n; s++) {
+			cells = xrealloc(cells, (ncells + 1) * sizeof *cells);
+			memset(&cells[ncells], 0, sizeof *cells);
+			cells[ncells].sc = &scen.v[s];
+			cells[ncells].body = bodies[b];
+			cells[ncells].samples = xcalloc((size_t)(cfg.warmup_rounds + cfg.rounds),
+							sizeof *cells[ncells].samples);
+			ncells++;
+		}
+	}
+
+	snprintf(sink_bin, sizeof sink_bin, "%s/uploadsink", cfg.bindir);
+	snprintf(page, sizeof page, "%s/tools/bench-page/bench.html", cfg.root);
+	{
+		char *sargv[] = { sink_bin, "--listen", "127.0.0.1:0", "--quiet", "--page", page, NULL };
+		if (child_start(&sink, "uploadsink", sargv, 10000, err, sizeof err) < 0) {
+			fprintf(stderr, "cdpbench: %s\n", err);
+			goto out;
+		}
+	}
+	if (!(ctx = cdp_context(cfg.verbose))) {
+		fprintf(stderr, "cdpbench: cannot create the libwebsockets context\n");
+		goto out;
+	}
+	/* The proxies cdpbench starts listen on loopback for cdpbench alone: a
+	 * token from the environment would only lock cdpbench out. */
+	unsetenv("CDPPROXY_TOKEN");
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	now = time(NULL);
+	strftime(rep.started, sizeof rep.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	fprintf(stderr, "cdpbench: %zu scenarios x %zu bodies = %zu cells, %d rounds (%d warm-up), "
+		"%.4g MiB; sink on port %d\n", scen.n, nbodies, ncells, cfg.warmup_rounds + cfg.rounds,
+		cfg.warmup_rounds, (double)cfg.bytes / (1 << 20), sink.port);
+	rep.env = report_environment(&cfg, argc, argv);
+	t0 = util_mono_us();
+	rep.rounds_run = run_matrix(&cfg, ctx, sink.port, cells, ncells);
+	rep.wall_s = (double)(util_mono_us() - t0) / 1e6;
+	rep.interrupted = interrupted;
+	child_stop(&sink);
+
+	rep.cfg = &cfg;
+	rep.cells = cells;
+	rep.ncells = ncells;
+	rep.scenarios = &scen;
+	rep.bodies = bodies;
+	rep.nbodies = nbodies;
+	report_compute(&rep);
+	report_print_table(&rep, stdout);
+	fflush(stdout);
+	if (report_write_files(&rep, err, sizeof err) < 0) {
+		fprintf(stderr, "cdpbench: %s\n", err);
+		goto out;
+	}
+	fprintf(stderr, "cdpbench: %.0f s; report in %s/ (report.html, report.md, report.json)\n",
+		rep.wall_s, cfg.out_dir);
+	rc = interrupted ? 130 : 0;
+out:
+	child_stop(&sink);
+	if (ctx)
+		lws_context_destroy(ctx);
+	for (size_t i = 0; i < ncells; i++) {
+		for (int k = 0; k < cfg.warmup_rounds + cfg.rounds; k++)
+			json_decref(cells[i].samples[k].detail);
+		free(cells[i].samples);
+	}
+	free(cells);
+	free(bodies);
+	json_decref(rep.env);
+	json_decref(rep.notes);
+	json_decref(rep.findings);
+	scenario_list_free(&scen);
+	return rc;
+}

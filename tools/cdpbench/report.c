@@ -1,0 +1,358 @@
+/* report: from samples to numbers (medians, bootstrap CIs, paired ratios, A/A
+ * checks) and from numbers to the table and report.json. */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "util.h"
+
+const char *report_mbps(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+const char *report_ratio(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v >= 10 ? "%.1f" : "%.2f", v);
+	return buf;
+}
+
+int report_is_compared(const struct report_cell *c)
+{
+	return c->sc->kind == SCENARIO_CDP && !c->sc->aa_with[0];
+}
+
+static int find_cell(const struct report *r, const char *scenario, const char *body)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].sc->name, scenario) && !strcmp(r->cells[i].body, body))
+			return (int)i;
+	return -1;
+}
+
+/* The measured rounds' page Mbps of a cell (NaN where a trial failed). */
+static double *measured(const struct report *r, const struct report_cell *c, size_t *n)
+{
+	int w = r->cfg->warmup_rounds;
+	size_t m = r->rounds_run > w ? (size_t)(r->rounds_run - w) : 0;
+	double *v = xcalloc(m + 1, sizeof *v);
+
+	for (size_t i = 0; i < m; i++) {
+		const struct bench_sample *s = &c->samples[(size_t)w + i];
+		v[i] = s->ok ? s->page_mbps : NAN;
+	}
+	*n = m;
+	return v;
+}
+
+/* One sample has no spread: its interval is unknown, not [x, x]. */
+static void need_two(struct estimate_ci *ci)
+{
+	if (ci->n < 2)
+		ci->lo = ci->hi = NAN;
+}
+
+void report_compute(struct report *r)
+{
+	const struct bench_config *cfg = r->cfg;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+		size_t n;
+		double *v = measured(r, c, &n), *sink = xcalloc(n + 1, sizeof *sink);
+
+		c->nok = c->nfail = 0;
+		c->error = NULL;
+		for (int k = 0; k < r->rounds_run; k++) {
+			const struct bench_sample *s = &c->samples[k];
+			if (!s->ran)
+				continue;
+			if (s->ok && k >= cfg->warmup_rounds)
+				c->nok++;
+			else if (!s->ok)
+				c->nfail++;
+			if (!s->ok && !c->error)
+				c->error = s->error;
+		}
+		for (size_t k = 0; k < n; k++) {
+			const struct bench_sample *s = &c->samples[(size_t)cfg->warmup_rounds + k];
+			sink[k] = s->ok ? s->sink_mbps : NAN;
+		}
+		estimate_median_ci(v, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->mbps);
+		estimate_median_ci(sink, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->sink_mbps);
+		need_two(&c->mbps);
+		need_two(&c->sink_mbps);
+		free(sink);
+		free(v);
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+		size_t n, nb;
+		double *a = measured(r, c, &n), *b;
+
+		c->baseline = c->sc->kind == SCENARIO_NONE && !c->sc->aa_with[0] ? -1 :
+			find_cell(r, "none", c->body);
+		c->aa_cell = c->sc->aa_with[0] ? find_cell(r, c->sc->aa_with, c->body) : -1;
+		c->ratio = (struct estimate_ci){ NAN, NAN, NAN, 0 };
+		c->aa = c->ratio;
+		if (c->baseline >= 0) {
+			b = measured(r, &r->cells[c->baseline], &nb);
+			estimate_paired_ratio_ci(a, b, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->ratio);
+			need_two(&c->ratio);
+			free(b);
+		}
+		if (c->aa_cell >= 0) {
+			b = measured(r, &r->cells[c->aa_cell], &nb);
+			estimate_paired_ratio_ci(a, b, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->aa);
+			need_two(&c->aa);
+			free(b);
+		}
+		free(a);
+	}
+	json_decref(r->findings);
+	r->findings = report_findings(r);
+}
+
+void report_print_table(const struct report *r, FILE *out)
+{
+	const struct bench_config *cfg = r->cfg;
+	char a[32], b[32], c3[32], d[32], e[32];
+	int marks = 0, any_aa = 0;
+	size_t width = 8;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (strlen(r->cells[i].sc->name) > width)
+			width = strlen(r->cells[i].sc->name);
+	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), %d transfer%s per trial "
+		"(+%d warm-up); Mbps timed in the page: median [95%% bootstrap CI]\n\n",
+		(double)cfg->bytes / (1 << 20), cfg->rounds, cfg->rounds == 1 ? "" : "s",
+		cfg->warmup_rounds, cfg->transfers, cfg->transfers == 1 ? "" : "s",
+		cfg->warmup_transfers);
+	fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s\n", "body", (int)width, "scenario", "Mbps",
+		"95% CI", "vs none", "95% CI");
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		int mark = estimate_ci_excludes(&c->ratio, 1.0);
+		char ci[80] = "", rci[80] = "", fail[64] = "";
+
+		if (i && strcmp(c->body, r->cells[i - 1].body))
+			fputc('\n', out);
+		if (!isnan(c->mbps.lo))
+			snprintf(ci, sizeof ci, "[%s, %s]", report_mbps(c->mbps.lo, a, sizeof a),
+				 report_mbps(c->mbps.hi, b, sizeof b));
+		if (!isnan(c->ratio.lo))
+			snprintf(rci, sizeof rci, "[%s, %s]", report_ratio(c->ratio.lo, d, sizeof d),
+				 report_ratio(c->ratio.hi, e, sizeof e));
+		if (c->nfail)
+			snprintf(fail, sizeof fail, "  (%d failed: see report)", c->nfail);
+		marks |= mark;
+		any_aa |= c->aa_cell >= 0;
+		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s\n", c->body, (int)width, c->sc->name,
+			report_mbps(c->mbps.point, a, sizeof a), ci,
+			c->baseline >= 0 ? report_ratio(c->ratio.point, c3, sizeof c3) :
+			c->sc->kind == SCENARIO_NONE ? "1" : "", rci, mark ? "*" : " ", fail);
+	}
+	if (marks)
+		fprintf(out, "\n* the ratio's 95%% CI excludes 1.0 (paired by round: median of the "
+			"per-round ratios)\n");
+	if (any_aa) {
+		fprintf(out, "\nA/A checks (the same thing twice; a CI that excludes 1.0 means the "
+			"machine was too noisy to conclude):\n");
+		for (size_t i = 0; i < r->ncells; i++) {
+			const struct report_cell *c = &r->cells[i];
+			if (c->aa_cell < 0)
+				continue;
+			fprintf(out, "  %-8s %s / %s: %s [%s, %s] %s\n", c->body, c->sc->name,
+				c->sc->aa_with, report_ratio(c->aa.point, a, sizeof a),
+				report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, d, sizeof d),
+				isnan(c->aa.point) ? "(no pairs)" :
+				estimate_ci_excludes(&c->aa, 1.0) ? "EXCLUDES 1.0: too noisy" : "ok");
+		}
+	}
+	if (json_array_size(r->findings)) {
+		size_t k;
+		json_t *f;
+		fprintf(out, "\nFindings:\n");
+		json_array_foreach(r->findings, k, f)
+			fprintf(out, "- %s\n", json_string_value(f));
+	}
+}
+
+static json_t *num(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *ci_json(const struct estimate_ci *ci)
+{
+	return json_pack("[o,o]", num(ci->lo), num(ci->hi));
+}
+
+static json_t *scenario_json(const struct scenario *sc)
+{
+	static const char *const kinds[] = { "native", "none", "cdp" };
+	json_t *cmds = json_array();
+
+	for (size_t i = 0; i < sc->ncmds; i++) {
+		json_t *p = json_loads(sc->cmds[i].params, 0, NULL);
+		json_array_append_new(cmds, json_pack("{s:s,s:o}", "method", sc->cmds[i].method,
+						      "params", p ? p : json_object()));
+	}
+	return json_pack("{s:s,s:s,s:s,s:o,s:b,s:o,s:o,s:o}", "name", sc->name, "kind",
+			 kinds[sc->kind], "about", sc->about ? sc->about : "", "commands", cmds,
+			 "via_proxy", sc->via_proxy,
+			 "policy", sc->policy ? json_string(sc->policy) : json_null(),
+			 "aa_with", sc->aa_with[0] ? json_string(sc->aa_with) : json_null(),
+			 "source", sc->source ? json_string(sc->source) : json_null());
+}
+
+static json_t *cell_json(const struct report *r, const struct report_cell *c)
+{
+	json_t *samples = json_array();
+
+	for (int k = 0; k < r->rounds_run; k++) {
+		const struct bench_sample *s = &c->samples[k];
+		json_array_append_new(samples, json_pack("{s:i,s:b,s:b,s:o,s:o,s:o,s:I,s:I,s:f,s:O}",
+			"round", k, "warmup", k < r->cfg->warmup_rounds, "ok", s->ok,
+			"error", s->error[0] ? json_string(s->error) : json_null(),
+			"page_mbps", num(s->page_mbps), "sink_mbps", num(s->sink_mbps),
+			"page_bytes", (json_int_t)s->page_bytes, "sink_bytes", (json_int_t)s->sink_bytes,
+			"seconds", s->seconds, "detail", s->detail ? s->detail : json_null()));
+	}
+	return json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,s:o}",
+		"scenario", c->sc->name, "body", c->body, "n", c->nok, "failed", c->nfail,
+		"median_mbps", num(c->mbps.point), "ci", ci_json(&c->mbps),
+		"sink_median_mbps", num(c->sink_mbps.point), "sink_ci", ci_json(&c->sink_mbps),
+		"ratio_to_none", num(c->ratio.point), "ratio_ci", ci_json(&c->ratio),
+		"ratio_excludes_1", estimate_ci_excludes(&c->ratio, 1.0),
+		"aa_with", c->aa_cell >= 0 ? json_string(c->sc->aa_with) : json_null(),
+		"aa_ratio", num(c->aa.point), "aa_ci", ci_json(&c->aa),
+		"aa_excludes_1", estimate_ci_excludes(&c->aa, 1.0), "samples", samples);
+}
+
+static json_t *report_json(const struct report *r)
+{
+	const struct bench_config *cfg = r->cfg;
+	json_t *scs = json_array(), *cells = json_array(), *bodies = json_array();
+
+	for (size_t i = 0; i < r->scenarios->n; i++)
+		json_array_append_new(scs, scenario_json(&r->scenarios->v[i]));
+	for (size_t i = 0; i < r->nbodies; i++)
+		json_array_append_new(bodies, json_string(r->bodies[i]));
+	for (size_t i = 0; i < r->ncells; i++)
+		json_array_append_new(cells, cell_json(r, &r->cells[i]));
+	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:{s:i,s:I,s:f},"
+			 "s:s,s:s},s:o,s:o,s:o,s:O,s:O}",
+		"tool", "cdpbench", "version", 1, "started", r->started, "wall_seconds", r->wall_s,
+		"interrupted", r->interrupted, "environment", r->env,
+		"config", "bytes", (json_int_t)cfg->bytes, "mib", (double)cfg->bytes / (1 << 20),
+		"transfers", cfg->transfers, "warmup_transfers", cfg->warmup_transfers,
+		"rounds", cfg->rounds, "warmup_rounds", cfg->warmup_rounds,
+		"rounds_run", r->rounds_run,
+		"bootstrap", "resamples", (int)cfg->resamples, "seed", (json_int_t)cfg->seed,
+		"level", REPORT_LEVEL,
+		"statistic", "median over measured rounds of each trial's median transfer Mbps "
+			     "(timed in the page); percentile bootstrap CI",
+		"ratio", "median of per-round ratios (paired rounds) to 'none' with the same body; "
+			 "percentile bootstrap CI over rounds",
+		"scenarios", scs, "bodies", bodies, "cells", cells, "findings", r->findings,
+		"notes", r->notes);
+}
+
+/* The first line of a command's output, or "". */
+static void first_line_of(const char *cmd, char *out, size_t outlen)
+{
+	FILE *p = popen(cmd, "r");
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	if (!fgets(out, (int)outlen, p))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+/* The value of the first "key<TAB>: value" line of a /proc file. */
+static void proc_field(const char *path, const char *key, char *out, size_t outlen)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (!strncmp(line, key, strlen(key)) && colon) {
+			colon += 1 + strspn(colon + 1, " \t");
+			snprintf(out, outlen, "%.*s", (int)strcspn(colon, "\n"), colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+json_t *report_environment(const struct bench_config *cfg, int argc, char **argv)
+{
+	char version[256], cmd[BENCH_PATH_MAX + 64], cpu[256], mem[64];
+	const char *const *flags;
+	size_t nflags = launch_base_flags(&flags);
+	struct utsname u;
+	json_t *fl = json_array(), *args = json_array();
+
+	snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", cfg->chromium);
+	first_line_of(cmd, version, sizeof version);
+	proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+	proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+	uname(&u);
+	for (size_t i = 0; i < nflags; i++)
+		json_array_append_new(fl, json_string(flags[i]));
+	json_array_append_new(fl, json_string("--user-data-dir=<fresh per trial>"));
+	json_array_append_new(fl, json_string("--remote-debugging-port=0 (not for none)"));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "chromium", version,
+			 "chromium_path", cfg->chromium, "kernel", u.release, "machine", u.machine,
+			 "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "cpu", cpu,
+			 "memory", mem, "chromium_flags", fl, "command", args);
+}
+
+int report_write_files(const struct report *r, char *err, size_t errlen)
+{
+	char path[BENCH_PATH_MAX + 32];
+	json_t *j;
+	int rc;
+
+	if (mkdir(r->cfg->out_dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", r->cfg->out_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/report.json", r->cfg->out_dir);
+	j = report_json(r);
+	rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/report.md", r->cfg->out_dir);
+	if (report_write_md(r, path, err, errlen) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/report.html", r->cfg->out_dir);
+	return report_write_html(r, path, err, errlen);
+}

@@ -1,0 +1,71 @@
+/* report: from samples to numbers (medians, bootstrap CIs, paired ratios, A/A
+ * checks) and from numbers to the table, report.json, report.md and report.html. */
+#ifndef CDPBENCH_REPORT_H
+#define CDPBENCH_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "bench.h"
+#include "estimate.h"
+#include "scenario.h"
+
+#define REPORT_LEVEL 0.95
+
+struct report_cell {
+	const struct scenario *sc;
+	const char *body;
+	struct bench_sample *samples;    /* one per round, warm-up rounds first */
+	/* report_compute fills the rest, from the measured rounds only */
+	struct estimate_ci mbps, sink_mbps;
+	struct estimate_ci ratio;        /* paired, to "none" with the same body */
+	struct estimate_ci aa;           /* paired, to sc->aa_with with the same body */
+	int baseline, aa_cell;           /* those cells' indexes, or -1 */
+	int nok, nfail;
+	const char *error;               /* the first failure's reason */
+};
+
+struct report {
+	const struct bench_config *cfg;
+	struct report_cell *cells;
+	size_t ncells;
+	const struct scenario_list *scenarios;
+	const char *const *bodies;
+	size_t nbodies;
+	int rounds_run;                  /* rounds that ran (all, unless interrupted) */
+	double wall_s;
+	int interrupted;
+	json_t *env;                     /* report_environment */
+	json_t *notes;                   /* strings: what was left out and why */
+	json_t *findings;                /* strings, from report_findings */
+	char started[32];                /* ISO 8601, UTC */
+};
+
+/* Medians, CIs, ratios and A/A for every cell, then the findings. */
+void report_compute(struct report *r);
+
+/* The table on out (stdout). */
+void report_print_table(const struct report *r, FILE *out);
+
+/* report.json, report.md, report.html in cfg->out_dir (created). 0, or -1 with
+ * a reason in err. */
+int report_write_files(const struct report *r, char *err, size_t errlen);
+
+/* Chromium version, kernel, CPU, memory, the flags, the command line. */
+json_t *report_environment(const struct bench_config *cfg, int argc, char **argv);
+
+/* "470", "45.2": Mbps with the precision they deserve; "-" for NaN. */
+const char *report_mbps(double v, char *buf, size_t len);
+/* "0.10": a ratio; "-" for NaN. */
+const char *report_ratio(double v, char *buf, size_t len);
+/* Is this cell measured against the baseline (not the baseline itself or native)? */
+int report_is_compared(const struct report_cell *c);
+
+/* findings.c: a few sentences that lead the report. */
+json_t *report_findings(const struct report *r);
+/* report_md.c, report_html.c */
+int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
+int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,219 @@
+/* report_html: report.html, one self-contained page (no network): findings, an
+ * SVG bar chart per body with CI error bars, and the tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define LABEL_W 190
+#define PLOT_W 500
+#define VALUE_W 150
+#define ROW_H 24
+#define AXIS_H 30
+
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A round step for about five ticks up to max. */
+static double tick_step(double max)
+{
+	double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+
+	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static const char *bar_color(const struct report_cell *c)
+{
+	if (c->sc->kind == SCENARIO_NATIVE)
+		return "#555";
+	if (c->sc->kind == SCENARIO_NONE)
+		return "#999";
+	if (estimate_ci_excludes(&c->ratio, 1.0))
+		return c->ratio.point < 1 ? "#c9453b" : "#3b8f4e";
+	return "#4a78c2";
+}
+
+static void chart(const struct report *r, const char *body, FILE *f)
+{
+	double max = 0, base = NAN, step;
+	int rows = 0, row = 0;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (strcmp(c->body, body))
+			continue;
+		rows++;
+		if (c->sc->kind == SCENARIO_NONE && !c->sc->aa_with[0])
+			base = c->mbps.point;
+		/* native is drawn clipped, so that it does not flatten every other bar */
+		if (c->sc->kind != SCENARIO_NATIVE) {
+			if (c->mbps.hi > max)
+				max = c->mbps.hi;
+			if (c->mbps.point > max)
+				max = c->mbps.point;
+		}
+	}
+	if (!rows)
+		return;
+	if (!(max > 0))
+		max = 1;
+	step = tick_step(max * 1.05);
+	max = ceil(max * 1.05 / step) * step;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
+		LABEL_W + PLOT_W + VALUE_W, rows * ROW_H + AXIS_H + 10);
+	for (double t = 0; t <= max + step / 2; t += step) {
+		double x = LABEL_W + PLOT_W * t / max;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
+			x, x, rows * ROW_H, x, rows * ROW_H + 16, t);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">Mbps (median, 95%% CI)"
+		"</text>\n", LABEL_W + PLOT_W / 2, rows * ROW_H + AXIS_H + 4);
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		double y = row * ROW_H, w, lo, hi, end;
+		int clipped;
+
+		if (strcmp(c->body, body))
+			continue;
+		row++;
+		clipped = c->mbps.point > max;
+		w = isnan(c->mbps.point) ? 0 : PLOT_W * fmin(c->mbps.point, max) / max;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, y + 16);
+		esc(f, c->sc->name);
+		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
+			LABEL_W, y + 4, w, ROW_H - 8, bar_color(c));
+		end = LABEL_W + w;
+		if (!isnan(c->mbps.lo) && !clipped) {
+			lo = LABEL_W + PLOT_W * fmin(c->mbps.lo, max) / max;
+			hi = LABEL_W + PLOT_W * fmin(c->mbps.hi, max) / max;
+			fprintf(f, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"#222\" "
+				"fill=\"none\"/>\n", lo, y + ROW_H / 2.0, hi, lo, y + 7.0, y + ROW_H - 7.0,
+				hi, y + 7.0, y + ROW_H - 7.0);
+			end = fmax(end, hi);
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">%s%s", end + 6, y + 16,
+			report_mbps(c->mbps.point, a, sizeof a), clipped ? " (off scale)" : "");
+		if (c->baseline >= 0 && !isnan(c->ratio.point))
+			fprintf(f, " · %s×", report_ratio(c->ratio.point, b, sizeof b));
+		fprintf(f, "</text>\n");
+	}
+	if (!isnan(base) && base <= max) {
+		double x = LABEL_W + PLOT_W * base / max;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\" "
+			"stroke-dasharray=\"4 3\"/>\n", x, x, rows * ROW_H);
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static void table(const struct report *r, const char *body, FILE *f)
+{
+	char a[32], b[32], c3[32], d[32], e[32], s[32];
+
+	fprintf(f, "<table><tr><th>scenario</th><th>Mbps</th><th>95%% CI</th><th>vs none</th>"
+		"<th>95%% CI</th><th>sink Mbps</th><th>rounds ok</th></tr>\n");
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		int mark = estimate_ci_excludes(&c->ratio, 1.0);
+		if (strcmp(c->body, body))
+			continue;
+		fprintf(f, "<tr><td>");
+		esc(f, c->sc->name);
+		fprintf(f, "</td><td class=n>%s</td><td>[%s, %s]</td><td class=n>%s%s</td><td>",
+			report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
+			report_mbps(c->mbps.hi, c3, sizeof c3), c->baseline >= 0 ?
+			report_ratio(c->ratio.point, d, sizeof d) : c->sc->kind == SCENARIO_NONE ? "1" : "",
+			mark ? " *" : "");
+		if (c->baseline >= 0)
+			fprintf(f, "[%s, %s]", report_ratio(c->ratio.lo, d, sizeof d),
+				report_ratio(c->ratio.hi, e, sizeof e));
+		fprintf(f, "</td><td class=n>%s</td><td class=n>%d%s</td></tr>\n",
+			report_mbps(c->sink_mbps.point, s, sizeof s), c->nok, c->nfail ? " (failures)" : "");
+	}
+	fprintf(f, "</table>\n");
+}
+
+int report_write_html(const struct report *r, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	size_t k;
+	json_t *s;
+	char a[32], b[32], c3[32];
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>cdpbench report</title><style>body{font-family:sans-serif;max-width:900px;"
+		"margin:2em auto;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
+		"th{background:#f2f2f2}li{margin:.3em 0}.small{color:#555;font-size:90%%}</style>"
+		"</head><body>\n<h1>cdpbench: how enabled CDP domains change upload throughput</h1>\n");
+	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", r->started, r->wall_s);
+	esc(f, json_string_value(json_object_get(r->env, "chromium")));
+	fprintf(f, "; Linux ");
+	esc(f, json_string_value(json_object_get(r->env, "kernel")));
+	fprintf(f, "; ");
+	esc(f, json_string_value(json_object_get(r->env, "cpu")));
+	fprintf(f, " (%lld CPUs). %.4g MiB bodies, %d measured rounds after %d warm-up. Bars: median "
+		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
+		"the ratio's CI is below 1.0.</p>\n",
+		(long long)json_integer_value(json_object_get(r->env, "cpus")),
+		(double)r->cfg->bytes / (1 << 20), r->cfg->rounds, r->cfg->warmup_rounds);
+	fprintf(f, "<h2>Findings</h2><ul>\n");
+	json_array_foreach(r->findings, k, s) {
+		fprintf(f, "<li>");
+		esc(f, json_string_value(s));
+		fprintf(f, "</li>\n");
+	}
+	fprintf(f, "</ul>\n");
+	for (size_t i = 0; i < r->nbodies; i++) {
+		fprintf(f, "<h2>");
+		esc(f, r->bodies[i]);
+		fprintf(f, "</h2>\n");
+		chart(r, r->bodies[i], f);
+		table(r, r->bodies[i], f);
+	}
+	fprintf(f, "<h2>A/A checks</h2><ul>\n");
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (c->aa_cell < 0)
+			continue;
+		fprintf(f, "<li>");
+		esc(f, c->sc->name);
+		fprintf(f, " / ");
+		esc(f, c->sc->aa_with);
+		fprintf(f, ", %s: %s [%s, %s] %s</li>\n", c->body, report_ratio(c->aa.point, a, sizeof a),
+			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3),
+			estimate_ci_excludes(&c->aa, 1.0) ? "<b>excludes 1.0: too noisy</b>" : "ok");
+	}
+	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
+	for (size_t i = 0; i < r->scenarios->n; i++) {
+		fprintf(f, "<tr><td>");
+		esc(f, r->scenarios->v[i].name);
+		fprintf(f, "</td><td>");
+		esc(f, r->scenarios->v[i].about);
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "
+		"report.json.</p>\n</body></html>\n");
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}

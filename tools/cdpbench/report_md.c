@@ -1,0 +1,147 @@
+/* report_md: report.md, the report as Markdown: findings, one table per body,
+ * the A/A checks, what each scenario does, and what failed. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static void md_header(const struct report *r, FILE *f)
+{
+	const struct bench_config *cfg = r->cfg;
+	json_t *env = r->env;
+
+	fprintf(f, "# cdpbench: how enabled CDP domains change upload throughput\n\n");
+	fprintf(f, "Started %s, %.0f s wall time%s. %s on Linux %s, %s (%lld CPUs), %s memory.\n\n",
+		r->started, r->wall_s, r->interrupted ? " (interrupted: partial results)" : "",
+		json_string_value(json_object_get(env, "chromium")),
+		json_string_value(json_object_get(env, "kernel")),
+		json_string_value(json_object_get(env, "cpu")),
+		(long long)json_integer_value(json_object_get(env, "cpus")),
+		json_string_value(json_object_get(env, "memory")));
+	fprintf(f, "%.4g MiB bodies. %d measured rounds after %d warm-up round%s, cells interleaved "
+		"round by round. Each trial starts a fresh headless Chromium with a fresh profile; "
+		"the page does %d warm-up transfer%s, then %d measured. A cell's value is the median "
+		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
+		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round.\n\n",
+		(double)cfg->bytes / (1 << 20), cfg->rounds, cfg->warmup_rounds,
+		cfg->warmup_rounds == 1 ? "" : "s", cfg->warmup_transfers,
+		cfg->warmup_transfers == 1 ? "" : "s", cfg->transfers, cfg->resamples,
+		(unsigned long long)cfg->seed);
+}
+
+static void md_tables(const struct report *r, FILE *f)
+{
+	char a[32], b[32], c3[32], d[32], e[32], s[32];
+
+	fprintf(f, "## Results\n");
+	for (size_t bi = 0; bi < r->nbodies; bi++) {
+		fprintf(f, "\n### %s\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
+			"| sink Mbps | rounds ok |\n|---|---:|---|---:|---|:-:|---:|---:|\n", r->bodies[bi]);
+		for (size_t i = 0; i < r->ncells; i++) {
+			const struct report_cell *c = &r->cells[i];
+			if (strcmp(c->body, r->bodies[bi]))
+				continue;
+			fprintf(f, "| %s | %s | [%s, %s] | %s | ", c->sc->name,
+				report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
+				report_mbps(c->mbps.hi, c3, sizeof c3),
+				c->baseline >= 0 ? report_ratio(c->ratio.point, d, sizeof d) :
+				c->sc->kind == SCENARIO_NONE ? "1" : "");
+			if (c->baseline >= 0)
+				fprintf(f, "[%s, %s] | %s | ", report_ratio(c->ratio.lo, d, sizeof d),
+					report_ratio(c->ratio.hi, e, sizeof e),
+					estimate_ci_excludes(&c->ratio, 1.0) ? "**yes**" : "no");
+			else
+				fprintf(f, " | | ");
+			fprintf(f, "%s | %d%s |\n", report_mbps(c->sink_mbps.point, s, sizeof s), c->nok,
+				c->nfail ? " (some failed)" : "");
+		}
+	}
+	fprintf(f, "\n\"sink Mbps\" is the same transfers timed at the sink, first to last body "
+		"byte: it leaves out the time the browser spends before the first byte leaves.\n");
+}
+
+static void md_aa(const struct report *r, FILE *f)
+{
+	char a[32], b[32], c3[32];
+	int any = 0;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (c->aa_cell < 0)
+			continue;
+		if (!any++)
+			fprintf(f, "\n## A/A checks\n\nThe same setup measured twice in the same rounds. "
+				"A CI that excludes 1.0 means the machine was too noisy to conclude from "
+				"differences of that size.\n\n| check | body | ratio | 95%% CI | verdict |\n"
+				"|---|---|---:|---|---|\n");
+		fprintf(f, "| %s / %s | %s | %s | [%s, %s] | %s |\n", c->sc->name, c->sc->aa_with,
+			c->body, report_ratio(c->aa.point, a, sizeof a), report_ratio(c->aa.lo, b, sizeof b),
+			report_ratio(c->aa.hi, c3, sizeof c3), isnan(c->aa.point) ? "no pairs" :
+			estimate_ci_excludes(&c->aa, 1.0) ? "**too noisy**" : "ok");
+	}
+}
+
+static void md_scenarios(const struct report *r, FILE *f)
+{
+	fprintf(f, "\n## Scenarios\n\n| scenario | what it does |\n|---|---|\n");
+	for (size_t i = 0; i < r->scenarios->n; i++) {
+		const struct scenario *sc = &r->scenarios->v[i];
+		fprintf(f, "| %s | %s", sc->name, sc->about && *sc->about ? sc->about : "");
+		if (sc->kind == SCENARIO_CDP && sc->source)
+			fprintf(f, " (%zu commands)", sc->ncmds);
+		if (sc->aa_with[0] && sc->kind != SCENARIO_CDP)
+			fprintf(f, "; A/A repeat of %s", sc->aa_with);
+		fprintf(f, " |\n");
+	}
+}
+
+static void md_failures(const struct report *r, FILE *f)
+{
+	int any = 0;
+	size_t k;
+	json_t *n;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		for (int round = 0; round < r->rounds_run; round++) {
+			const struct bench_sample *s = &c->samples[round];
+			if (!s->ran || s->ok)
+				continue;
+			if (!any++)
+				fprintf(f, "\n## Failures\n\n");
+			fprintf(f, "- %s / %s, round %d: %s\n", c->sc->name, c->body, round, s->error);
+		}
+	}
+	if (json_array_size(r->notes)) {
+		fprintf(f, "\n## Notes\n\n");
+		json_array_foreach(r->notes, k, n)
+			fprintf(f, "- %s\n", json_string_value(n));
+	}
+}
+
+int report_write_md(const struct report *r, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	size_t k;
+	json_t *s;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	md_header(r, f);
+	fprintf(f, "## Findings\n\n");
+	json_array_foreach(r->findings, k, s)
+		fprintf(f, "- %s\n", json_string_value(s));
+	fprintf(f, "\n");
+	md_tables(r, f);
+	md_aa(r, f);
+	md_scenarios(r, f);
+	md_failures(r, f);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* scenario: what a CDP client does to the page before the upload (the built-in
+ * catalogue, --scenarios lists, and replay files). Pure: text in, structs out. */
+#ifndef CDPBENCH_SCENARIO_H
+#define CDPBENCH_SCENARIO_H
+
+#include <stddef.h>
+
+#define SCENARIO_NAME_MAX 64
+#define SCENARIO_TARGET "$TARGET_ID"   /* in replay params: the page's target (= main frame) id */
+
+enum scenario_kind {
+	SCENARIO_NATIVE,   /* no browser: a C client uploads the same bytes */
+	SCENARIO_NONE,     /* Chromium without remote debugging: the baseline */
+	SCENARIO_CDP,      /* attached; cmds sent before the page loads */
+};
+
+struct scenario_cmd {
+	char *method;
+	char *params;      /* a JSON object, compact */
+};
+
+struct scenario {
+	char name[SCENARIO_NAME_MAX];
+	char *about;                 /* one line for --list and the report */
+	enum scenario_kind kind;
+	struct scenario_cmd *cmds;
+	size_t ncmds;
+	int via_proxy;               /* through build/cdpproxy */
+	char *policy;                /* its --policy file, or NULL for none */
+	char aa_with[SCENARIO_NAME_MAX];  /* an A/A check against this scenario, or "" */
+	char *source;                /* the replay file the commands came from, or NULL */
+};
+
+struct scenario_list {
+	struct scenario *v;
+	size_t n;
+};
+
+/* Where built-in scenarios find their files: root/tools/cdpbench/replays/NAME.jsonl
+ * and root/policies/NAME.json. */
+struct scenario_env {
+	const char *root;
+};
+
+/* Appends the scenarios a comma-separated spec names, in order:
+ *   NAME             a built-in (scenario_catalogue) or a domain: Network
+ *   Domain:{json}    Domain.enable with these params: Network:{"maxPostDataSize":1024}
+ *   A+B+...          several domains enabled in that order: DOM+CSS
+ * A name given a second time is an A/A repeat: "none#2", compared with "none".
+ * 0, or -1 with a reason in err (the list is then left as it was). */
+int scenario_parse_list(struct scenario_list *l, const char *spec,
+			const struct scenario_env *env, char *err, size_t errlen);
+
+/* Appends a scenario replaying the commands in file path (see replay_parse),
+ * named after the file ("replay:rig"). 0, or -1 with a reason in err. */
+int scenario_add_replay(struct scenario_list *l, const char *path, char *err, size_t errlen);
+
+/* Finds a scenario by name; NULL if absent. */
+const struct scenario *scenario_find(const struct scenario_list *l, const char *name);
+
+/* The built-in names with a line each, for --list. */
+void scenario_catalogue(void (*emit)(const char *name, const char *about, void *arg), void *arg);
+
+void scenario_list_free(struct scenario_list *l);
+
+/* The default and --quick matrices (before files are checked for). */
+extern const char *const scenario_default_spec;
+extern const char *const scenario_quick_spec;
+extern const char *const scenario_full_spec;
+
+#endif

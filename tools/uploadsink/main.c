@@ -1,0 +1,155 @@
+/* uploadsink: an HTTP sink for upload benchmarks: serves the bench page, counts
+ * and times uploads, serves downloads, and keeps what each page reports. */
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "http1.h"
+#include "sink.h"
+#include "util.h"
+
+#define PAGE_REL "tools/bench-page/bench.html"
+
+static void usage(FILE *out)
+{
+	fputs("usage: uploadsink [--listen HOST:PORT] [--page FILE] [--quiet]\n"
+	      "An HTTP sink for upload benchmarks.\n\n"
+	      "  --listen HOST:PORT  where to listen (default 127.0.0.1:8090; port 0 picks a\n"
+	      "                      free one); the address is printed on stderr\n"
+	      "  --page FILE         the bench page (default " PAGE_REL " in the\n"
+	      "                      source tree next to the binary, or under the current\n"
+	      "                      directory)\n"
+	      "  --quiet             no line per transfer on stdout\n\n"
+	      "Routes: GET /bench.html?trial=T&body=u8&bytes=N&n=3 (the page), POST /upload\n"
+	      "(counted, then dropped), GET /download?bytes=N, POST /result?trial=T (the\n"
+	      "page's numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
+}
+
+/* Reads a whole file; NULL with a reason in err. */
+static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s", path);
+		return NULL;
+	}
+	do {
+		if (n + 65536 > cap)
+			buf = xrealloc(buf, cap = cap * 2 + 65536);
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* The default page: next to the binary (build/../tools/...) or under the cwd. */
+static void default_page(char *out, size_t outlen)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(out, outlen, "%s/../%s", dirname(exe), PAGE_REL);
+		if (access(out, R_OK) == 0)
+			return;
+	}
+	snprintf(out, outlen, "%s", PAGE_REL);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig; (void)what;
+	event_base_loopbreak(arg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "page", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char host[128] = "127.0.0.1", page_path[4200] = "", err[512], *colon, *end, *page;
+	int port = 8090, quiet = 0, c, bound;
+	size_t page_len;
+	struct event_base *base;
+	struct event *sigint, *sigterm;
+	struct sink *sink;
+	struct http1_server *srv;
+	struct http1_handler h;
+	long p;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			colon = strrchr(optarg, ':');
+			p = colon ? strtol(colon + 1, &end, 10) : -1;
+			if (!colon || colon == optarg || *end || p < 0 || p > 65535 ||
+			    (size_t)(colon - optarg) >= sizeof host) {
+				fprintf(stderr, "uploadsink: --listen wants HOST:PORT, not '%s'\n", optarg);
+				return 2;
+			}
+			snprintf(host, sizeof host, "%.*s", (int)(colon - optarg), optarg);
+			port = (int)p;
+			break;
+		case 'p':
+			snprintf(page_path, sizeof page_path, "%s", optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uploadsink: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!*page_path)
+		default_page(page_path, sizeof page_path);
+	if (!(page = read_file(page_path, &page_len, err, sizeof err))) {
+		fprintf(stderr, "uploadsink: %s (use --page FILE)\n", err);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	base = event_base_new();
+	sink = sink_new(page, page_len, quiet);
+	free(page);
+	h = sink_handler(sink);
+	if (!(srv = http1_listen(base, host, port, &h, &bound, err, sizeof err))) {
+		fprintf(stderr, "uploadsink: %s\n", err);
+		return 1;
+	}
+	sigint = evsignal_new(base, SIGINT, on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	event_add(sigint, NULL);
+	event_add(sigterm, NULL);
+	fprintf(stderr, "uploadsink: listening on http://%s:%d/\n", host, bound);
+	fflush(stderr);
+	event_base_dispatch(base);
+	http1_close(srv);
+	event_free(sigint);
+	event_free(sigterm);
+	sink_free(sink);
+	event_base_free(base);
+	return 0;
+}
