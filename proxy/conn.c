@@ -6,7 +6,8 @@
 #include "conn.h"
 #include "util.h"
 
-#define WRITE_CHUNK (256 * 1024)  /* bytes per frame when a message is split */
+#define WRITE_CHUNK (1024 * 1024)  /* bytes per write of a large message */
+#define BATCH_SMALL (16 * 1024)    /* messages up to this are batched ... */
 
 const char *const side_name[2] = { "client", "upstream" };
 
@@ -16,6 +17,7 @@ struct msg *msg_new(size_t len)
 
 	m->buf = xmalloc(LWS_PRE + len);
 	m->cap = len;
+	m->opcode = WSFRAME_TEXT;
 	return m;
 }
 
@@ -63,6 +65,7 @@ static void conn_free(struct conn *c)
 			msg_free(c->rx[s]);
 	}
 	sessions_free(&c->sessions);
+	upstream_free(c);
 	lws_sul_cancel(&c->hold[DOWN].sul);
 	lws_sul_cancel(&c->hold[UP].sul);
 	lws_sul_cancel(&c->up_timer);
@@ -73,7 +76,7 @@ static void conn_free(struct conn *c)
 /* Side s is closed: log how, tell the other side, and free the pair when
  * both are. code and reason say why, unless s closed itself or was closed by
  * the proxy, whose codes then count. */
-static void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reason)
+void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reason)
 {
 	const char *by = side_name[s];
 
@@ -133,13 +136,13 @@ void conn_enqueue(struct conn *c, enum side to, struct msg *m)
 	}
 }
 
-/* A fragment of a message from side s. Returns -1 to close side s. */
-static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void *in, size_t len)
+int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t len,
+		 uint64_t frame_rest, int final)
 {
 	struct msg *m = c->rx[s];
 	uint64_t max = c->px->cfg.max_message;
 	/* Chrome sends each message as one frame, so its size is known at once. */
-	size_t need = (m ? m->len : 0) + len + lws_remaining_packet_payload(wsi);
+	uint64_t need = (m ? m->len : 0) + len + frame_rest;
 
 	if (need > max && !c->discarding[s]) {
 		if (c->px->log)
@@ -156,7 +159,7 @@ static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void
 	 * writes would reset its socket, and it would see 1006, not 1009. */
 	if (c->discarding[s]) {
 		char reason[100];
-		if (!lws_is_final_fragment(wsi))
+		if (!final)
 			return 0;
 		c->discarding[s] = 0;
 		snprintf(reason, sizeof reason, "message over --max-message (%llu bytes)",
@@ -166,16 +169,16 @@ static int conn_receive(struct conn *c, enum side s, struct lws *wsi, const void
 		return 0;
 	}
 	if (!m) {
-		m = c->rx[s] = msg_new(need);
-		m->binary = lws_frame_is_binary(wsi);
+		m = c->rx[s] = msg_new((size_t)need);
+		m->opcode = opcode;
 	}
 	if (need > m->cap) {   /* another frame of a fragmented message */
-		m->cap = need * 2 < max ? need * 2 : max;
+		m->cap = need * 2 < max ? (size_t)need * 2 : (size_t)max;
 		m->buf = xrealloc(m->buf, LWS_PRE + m->cap);
 	}
 	memcpy(m->buf + LWS_PRE + m->len, in, len);
 	m->len += len;
-	if (!lws_is_final_fragment(wsi))
+	if (!final)
 		return 0;
 	c->rx[s] = NULL;
 	route_message(c, s, m);
@@ -191,59 +194,116 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
-/* Writes what is queued for side s, as much as the socket takes. Returns -1
- * to close side s. */
-static int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
+/* Closes the client's side with the code and reason given. */
+static int conn_close_down(struct conn *c, struct lws *wsi)
+{
+	lws_close_reason(wsi, (enum lws_close_status)c->close_code[DOWN],
+			 (unsigned char *)c->close_reason[DOWN], strlen(c->close_reason[DOWN]));
+	return -1;
+}
+
+/* Takes the written head message off out[s]. */
+static void conn_dequeue(struct conn *c, enum side s)
 {
 	struct queue *q = &c->out[s];
+	struct msg *m = q->head;
+
+	q->head = m->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->bytes -= m->len;
+	msg_free(m);
+	resume_if_drained(c, s);
+}
+
+/* Writes len bytes at p raw; lws keeps what the socket does not take now. */
+static int conn_send(struct lws *wsi, unsigned char *p, size_t len)
+{
+	return lws_write(wsi, p, len, LWS_WRITE_RAW) < (int)len ? -1 : 0;
+}
+
+/* Frames for side s: masked towards Chrome, as a client's must be. */
+static size_t frame_header(enum side s, unsigned char *out, const struct msg *m, unsigned char mask[4])
+{
+	if (s == UP)
+		wsframe_new_mask(mask);
+	return wsframe_header(out, m->opcode, 1, m->len, s == UP ? mask : NULL);
+}
+
+int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
+{
+	struct queue *q = &c->out[s];
+	unsigned char *batch = c->px->batch + LWS_PRE, mask[4];
+	size_t used = 0;
+	int held = 0;
 
 	while (q->head) {
 		struct msg *m = q->head;
-		size_t n = m->len - m->sent;
 		uint64_t now;
-		int flags;
 
 		/* A delayed message holds back everything queued after it. */
 		if (m->not_before_us && (now = util_mono_us()) < m->not_before_us) {
 			lws_sul_schedule(c->px->ctx, 0, &c->hold[s].sul, conn_hold_over,
 					 (lws_usec_t)(m->not_before_us - now));
-			return 0;
+			held = 1;
+			break;
 		}
-
-		if (n > WRITE_CHUNK)
-			n = WRITE_CHUNK;
-		/* Later frames reuse the already-sent bytes before them as LWS_PRE. */
-		flags = m->sent ? LWS_WRITE_CONTINUATION : m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT;
-		if (m->sent + n < m->len)
-			flags |= LWS_WRITE_NO_FIN;
-		if (lws_write(wsi, m->buf + LWS_PRE + m->sent, n, (enum lws_write_protocol)flags) < (int)n)
-			return -1;
-		m->sent += n;
-		if (m->sent == m->len) {
-			q->head = m->next;
-			if (!q->head)
-				q->tail = NULL;
-			q->bytes -= m->len;
-			msg_free(m);
-			resume_if_drained(c, s);
+		/* Small messages are framed into one buffer: one write for many. */
+		if (!m->sent && m->len + WSFRAME_HEADER_MAX <= BATCH_BYTES - used &&
+		    m->len <= BATCH_SMALL) {
+			size_t h = frame_header(s, batch + used, m, mask);
+			if (s == UP)
+				wsframe_mask(batch + used + h, m->buf + LWS_PRE, m->len, mask, 0);
+			else
+				memcpy(batch + used + h, m->buf + LWS_PRE, m->len);
+			used += h + m->len;
+			conn_dequeue(c, s);
+			continue;
+		}
+		if (used) {
+			if (conn_send(wsi, batch, used) < 0)
+				return -1;
+			used = 0;
+			if (lws_send_pipe_choked(wsi))
+				break;
+			continue;
+		}
+		/* A large one is written from its own buffer, its header in the
+		 * headroom, a chunk at a time. */
+		if (!m->sent) {
+			unsigned char h[WSFRAME_HEADER_MAX];
+			m->hdr_len = frame_header(s, h, m, mask);
+			memcpy(m->buf + LWS_PRE - m->hdr_len, h, m->hdr_len);
+			if (s == UP)
+				wsframe_mask(m->buf + LWS_PRE, m->buf + LWS_PRE, m->len, mask, 0);
+		}
+		{
+			size_t total = m->hdr_len + m->len, n = total - m->sent;
+			if (n > WRITE_CHUNK)
+				n = WRITE_CHUNK;
+			if (conn_send(wsi, m->buf + LWS_PRE - m->hdr_len + m->sent, n) < 0)
+				return -1;
+			m->sent += n;
+			if (m->sent == total)
+				conn_dequeue(c, s);
 		}
 		if (lws_send_pipe_choked(wsi))
 			break;
 	}
+	if (used && conn_send(wsi, batch, used) < 0)
+		return -1;
 	if (q->head) {
-		lws_callback_on_writable(wsi);
+		if (!held)   /* else the hold's timer asks */
+			lws_callback_on_writable(wsi);
 		return 0;
 	}
-	if (c->closing[s]) {
-		lws_close_reason(wsi, (enum lws_close_status)c->close_code[s],
-				 (unsigned char *)c->close_reason[s], strlen(c->close_reason[s]));
-		return -1;
-	}
+	if (c->closing[s])
+		return s == UP ? upstream_close(c, wsi) : conn_close_down(c, wsi);
 	return 0;
 }
 
 /* The peer's close frame: pass its code and reason on to the other side. */
-static void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len)
+void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len)
 {
 	char reason[124] = "";
 	uint16_t code = LWS_CLOSE_STATUS_NO_STATUS;
@@ -282,7 +342,6 @@ static void conn_up_timeout(lws_sorted_usec_list_t *sul)
 static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
-	struct lws_client_connect_info i;
 	char path[1024] = "", args[1024] = "";
 
 	lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
@@ -307,18 +366,7 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 		log_event(px->log, c->id, "open", json_pack("{s:s, s:s}", "path", c->path,
 			  "upstream", px->upstream));
 
-	memset(&i, 0, sizeof i);
-	i.context = px->ctx;
-	i.vhost = px->vhost;
-	i.address = px->cfg.upstream_host;
-	i.port = px->cfg.upstream_port;
-	i.path = c->path;
-	i.host = px->upstream;
-	i.ietf_version_or_minus_one = -1;
-	i.local_protocol_name = "cdp-up";
-	i.opaque_user_data = c;
-	i.pwsi = &c->wsi[UP];
-	if (!lws_client_connect_via_info(&i) && !c->gone[UP]) {
+	if (upstream_open(c) < 0 && !c->gone[UP]) {
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
 		return c;
 	}
@@ -341,7 +389,9 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		pss->conn = conn_open(px, wsi);
 		return 0;
 	case LWS_CALLBACK_RECEIVE:
-		return c ? conn_receive(c, DOWN, wsi, in, len) : -1;
+		return c ? conn_rx_data(c, DOWN, lws_frame_is_binary(wsi) ? WSFRAME_BINARY : WSFRAME_TEXT,
+					in, len, lws_remaining_packet_payload(wsi),
+					lws_is_final_fragment(wsi)) : -1;
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 		return c ? conn_writeable(c, DOWN, wsi) : -1;
 	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
@@ -353,44 +403,6 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			pss->conn = NULL;
 			conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");
 		}
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		     void *in, size_t len)
-{
-	struct conn *c = lws_get_opaque_user_data(wsi);
-	char why[256];
-
-	(void)user;
-	if (!c)
-		return lws_callback_http_dummy(wsi, reason, user, in, len);
-	switch (reason) {
-	case LWS_CALLBACK_CLIENT_ESTABLISHED:
-		lws_sul_cancel(&c->up_timer);
-		if (c->out[UP].head || c->closing[UP])
-			lws_callback_on_writable(wsi);
-		return 0;
-	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-		snprintf(why, sizeof why, "upstream %s: %s", c->px->upstream,
-			 in ? (const char *)in : "connection failed");
-		lws_set_opaque_user_data(wsi, NULL);
-		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
-		return 0;
-	case LWS_CALLBACK_CLIENT_RECEIVE:
-		return conn_receive(c, UP, wsi, in, len);
-	case LWS_CALLBACK_CLIENT_WRITEABLE:
-		return conn_writeable(c, UP, wsi);
-	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-		conn_peer_close(c, UP, in, len);
-		return 0;
-	case LWS_CALLBACK_CLIENT_CLOSED:
-		lws_set_opaque_user_data(wsi, NULL);
-		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,
-			       "upstream closed without a close frame");
 		return 0;
 	default:
 		return 0;

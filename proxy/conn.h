@@ -6,6 +6,7 @@
 #include "proxy.h"
 #include "scan.h"
 #include "sessions.h"
+#include "wsframe.h"
 
 enum side { DOWN, UP };           /* the client, Chrome */
 
@@ -14,8 +15,10 @@ enum side { DOWN, UP };           /* the client, Chrome */
 
 struct msg {
 	struct msg *next;
-	size_t len, sent, cap;        /* cap: room in buf after LWS_PRE */
-	int binary;
+	size_t len, cap;              /* cap: room in buf after LWS_PRE */
+	size_t sent;                  /* bytes of frame header + message written */
+	size_t hdr_len;               /* its frame header, in the headroom once written */
+	int opcode;                   /* WSFRAME_TEXT, _BINARY, _PONG */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
 	unsigned char *buf;           /* LWS_PRE headroom, then the message */
 };
@@ -29,6 +32,21 @@ struct conn_hold {                /* wakes side `side` when a delay is over */
 	lws_sorted_usec_list_t sul;
 	struct conn *c;
 	enum side side;
+};
+
+/* The upstream leg's own WebSocket client state (upstream.c). */
+struct upstream {
+	int request_sent, open;       /* the upgrade went out; Chrome said 101 */
+	char key[25];
+	char *head;                   /* Chrome's answer to the upgrade, so far */
+	size_t head_len;
+	unsigned char hdr[WSFRAME_HEADER_MAX];  /* a frame header, so far */
+	size_t hdr_have;
+	struct wsframe frame;         /* the frame being read */
+	uint64_t left;                /* its payload bytes still to come */
+	int in_frame;
+	unsigned char control[125];   /* a close or ping frame's payload */
+	size_t control_len;
 };
 
 struct conn {
@@ -49,6 +67,7 @@ struct conn {
 	uint16_t peer_code[2];        /* ... with this code and reason */
 	char peer_reason[2][124];
 	struct conn_hold hold[2];
+	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
 	struct sessions sessions;
 	int64_t next_proxy_id;
@@ -65,6 +84,26 @@ void msg_free(struct msg *m);
 void conn_enqueue(struct conn *c, enum side to, struct msg *m);
 /* Closes side s with code and reason once what is queued for it is written. */
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason);
+/* Side s is gone: log it, close the other side, free the pair if both are. */
+void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reason);
+/* Part of a message from side s: len bytes, with frame_rest more to come in
+ * this frame; final: the message ends with them. opcode: of its first frame.
+ * Returns -1 to close side s. */
+int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t len,
+		 uint64_t frame_rest, int final);
+/* Side s sent its close frame (payload in, len). */
+void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len);
+/* Writes what is queued for side s as frames, batched, as much as the
+ * socket takes. Returns -1 to close side s. */
+int conn_writeable(struct conn *c, enum side s, struct lws *wsi);
+
+/* upstream.c: the leg to Chrome, a WebSocket client on an lws raw socket. */
+/* Starts connecting; 0, or -1 when it could not even start. */
+int upstream_open(struct conn *c);
+/* Frees what the upstream state holds. */
+void upstream_free(struct conn *c);
+/* Sends Chrome the close frame side UP was asked to send; returns -1 (close). */
+int upstream_close(struct conn *c, struct lws *wsi);
 
 /* route.c: one complete message from side `from`: scan, track, apply the
  * policy, log, count, queue. Takes m. */

@@ -2,6 +2,7 @@
 #include "proxy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn.h"
@@ -93,6 +94,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	px->cfg = *cfg;
 	px->started_us = util_now_us();
 	px->stats = stats_new();
+	px->batch = xmalloc(LWS_PRE + BATCH_BYTES);
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
 	if (cfg->log_path && !(px->log = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
 		policy_free(p);
@@ -150,6 +152,7 @@ void proxy_stop(struct proxy *px)
 		launch_stop(&px->chrome);
 	stats_free(px->stats);
 	policy_free(px->policy);
+	free(px->batch);
 }
 
 struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,

@@ -37,6 +37,8 @@ struct proxy_config {
 
 struct conn;
 
+#define BATCH_BYTES (256 * 1024)
+
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
@@ -55,6 +57,7 @@ struct proxy {
 	uint64_t started_us;
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
+	unsigned char *batch;         /* LWS_PRE + BATCH_BYTES: frames written at once */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass

@@ -205,8 +205,8 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	json_t *client_params = NULL;
 	uint64_t now = util_mono_us();
 
-	if (m->binary || scan_message(buf, m->len, &r) < 0) {
-		rec.kind = m->binary ? "binary" : "invalid";
+	if (m->opcode == WSFRAME_BINARY || scan_message(buf, m->len, &r) < 0) {
+		rec.kind = m->opcode == WSFRAME_BINARY ? "binary" : "invalid";
 		count_and_log(c, from, &rec, 1);
 		conn_enqueue(c, !from, m);
 		return;

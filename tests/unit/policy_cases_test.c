@@ -20,6 +20,7 @@ struct msg *msg_new(size_t len)
 
 	m->buf = xmalloc(LWS_PRE + len);
 	m->cap = len;
+	m->opcode = WSFRAME_TEXT;
 	return m;
 }
 
