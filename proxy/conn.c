@@ -11,20 +11,60 @@
 
 const char *const side_name[2] = { "client", "upstream" };
 
+/* Small messages (most CDP traffic) live in one block with their struct,
+ * and blocks are kept for reuse: no malloc per message on the hot path. */
+#define MSG_SMALL 4096
+#define MSG_POOL_MAX 4096
+static struct msg *msg_pool;
+static unsigned msg_pooled;
+
+static int msg_inline(const struct msg *m)
+{
+	return m->buf == (const unsigned char *)(m + 1);
+}
+
 struct msg *msg_new(size_t len)
 {
-	struct msg *m = xcalloc(1, sizeof *m);
+	struct msg *m;
 
-	m->buf = xmalloc(LWS_PRE + len);
-	m->cap = len;
+	if (len <= MSG_SMALL && msg_pool) {
+		m = msg_pool;
+		msg_pool = m->next;
+		msg_pooled--;
+	} else {
+		m = xmalloc(sizeof *m + (len <= MSG_SMALL ? LWS_PRE + MSG_SMALL : 0));
+	}
+	memset(m, 0, sizeof *m);
+	m->buf = len <= MSG_SMALL ? (unsigned char *)(m + 1) : xmalloc(LWS_PRE + len);
+	m->cap = len <= MSG_SMALL ? MSG_SMALL : len;
 	m->opcode = WSFRAME_TEXT;
 	return m;
 }
 
 void msg_free(struct msg *m)
 {
-	free(m->buf);
-	free(m);
+	if (!msg_inline(m)) {
+		free(m->buf);
+		free(m);
+	} else if (msg_pooled < MSG_POOL_MAX) {
+		m->next = msg_pool;
+		msg_pool = m;
+		msg_pooled++;
+	} else {
+		free(m);
+	}
+}
+
+/* Room for cap bytes in m (a message that grew over more frames). */
+static void msg_grow(struct msg *m, size_t cap)
+{
+	unsigned char *buf = xmalloc(LWS_PRE + cap);
+
+	memcpy(buf + LWS_PRE, m->buf + LWS_PRE, m->len);
+	if (!msg_inline(m))
+		free(m->buf);
+	m->buf = buf;
+	m->cap = cap;
 }
 
 static void queue_clear(struct queue *q)
@@ -172,10 +212,8 @@ int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t
 		m = c->rx[s] = msg_new((size_t)need);
 		m->opcode = opcode;
 	}
-	if (need > m->cap) {   /* another frame of a fragmented message */
-		m->cap = need * 2 < max ? (size_t)need * 2 : (size_t)max;
-		m->buf = xrealloc(m->buf, LWS_PRE + m->cap);
-	}
+	if (need > m->cap)   /* another frame of a fragmented message */
+		msg_grow(m, need * 2 < max ? (size_t)need * 2 : (size_t)max);
 	memcpy(m->buf + LWS_PRE + m->len, in, len);
 	m->len += len;
 	if (!final)

@@ -54,7 +54,7 @@ static void route_emit(struct conn *c, enum side to, json_t *j, const char *answ
 		rec.has_error = r.has_error_code;
 		rec.error = r.error_code;
 		if (answers)
-			snprintf(method, sizeof method, "%s", answers);
+			util_copy(method, answers, sizeof method);
 		else
 			scan_str_copy(buf, &r.method, method, sizeof method);
 		if (*method) {
@@ -223,7 +223,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	}
 	if (from == UP && r.kind == SCAN_RESPONSE &&
 	    sessions_on_response(&c->sessions, buf, m->len, &r, now, &sm) == 0) {
-		snprintf(method, sizeof method, "%s", sm.method);
+		util_copy(method, sm.method, sizeof method);
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
 		stats_rtt(px->stats, method, strlen(method), sm.rtt_us);

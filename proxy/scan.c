@@ -80,13 +80,40 @@ static int word_special(const char *p)
 /* p is just past an opening quote. Returns the closing quote, or NULL on a
  * bad escape, a raw control byte or the end of input. Sets *escaped if the
  * string holds any backslash escape. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* A mask of the bytes of p[0..16) that are '"', '\\' or below 0x20. */
+static inline unsigned block_special(const char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+	__m128i slash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+	/* unsigned v < 0x20 exactly when max(v, 0x1f) == 0x1f */
+	__m128i ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), ctrl));
+}
+#endif
+
 static const char *skip_string(struct scanner *s, const char *p, int *escaped)
 {
 	const char *end = s->end;
 
 	*escaped = 0;
 	for (;;) {
-		/* The hot loop: base64 screenshots are tens of MB of plain bytes. */
+		/* The hot loop: base64 screenshots are tens of MB of plain bytes,
+		 * and a flood of events is mostly string bytes too. */
+#if defined(__SSE2__)
+		while (end - p >= 32) {
+			unsigned m = block_special(p) | block_special(p + 16) << 16;
+			if (m) {
+				p += __builtin_ctz(m);
+				break;
+			}
+			p += 32;
+		}
+#endif
 		while (end - p >= 8 && !word_special(p))
 			p += 8;
 		while (p < end && !IS_SPECIAL(*p))

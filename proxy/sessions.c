@@ -22,13 +22,37 @@ static void session_free(void *p)
 	free(se);
 }
 
+/* Commands in flight come and go with every message: their records are kept
+ * for reuse rather than freed (a record's first word links the spares). */
+#define PENDING_SPARE_MAX 4096
+static void *pending_spare;
+static unsigned pending_spares;
+
+static struct pending *pending_new(void)
+{
+	struct pending *pe = pending_spare;
+
+	if (!pe)
+		return xcalloc(1, sizeof *pe);
+	memcpy(&pending_spare, pe, sizeof pending_spare);
+	pending_spares--;
+	memset(pe, 0, sizeof *pe);
+	return pe;
+}
+
 static void pending_free(void *p)
 {
 	struct pending *pe = p;
 
 	json_decref(pe->params);
 	json_decref(pe->client_params);
-	free(pe);
+	if (pending_spares == PENDING_SPARE_MAX) {
+		free(pe);
+		return;
+	}
+	memcpy(pe, &pending_spare, sizeof pending_spare);
+	pending_spare = pe;
+	pending_spares++;
 }
 
 static struct session *session_get_or_add(struct sessions *s, const char *id, size_t idlen)
@@ -139,7 +163,7 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 	slot = table_put(&s->pending, key, klen);
 	if (*slot)             /* a reused id: the older command will never be matched */
 		pending_free(*slot);
-	pe = xcalloc(1, sizeof *pe);
+	pe = pending_new();
 	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
@@ -210,7 +234,7 @@ int sessions_on_response(struct sessions *s, const char *buf, size_t len,
 	pe = table_del(&s->pending, key, klen);
 	if (!pe)
 		return -1;
-	snprintf(m->method, sizeof m->method, "%s", pe->method);
+	util_copy(m->method, pe->method, sizeof m->method);
 	m->rtt_us = now_us - pe->sent_us;
 	m->by_proxy = pe->by_proxy;
 	if (!r->error.present)

@@ -30,6 +30,14 @@ char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
+void util_copy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static uint64_t clock_us(clockid_t id)
 {
 	struct timespec ts;

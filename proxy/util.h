@@ -11,6 +11,10 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/* Copies src into dst (size bytes), cut to fit, always NUL-terminated: for
+ * the hot path, where snprintf's format parsing shows in profiles. */
+void util_copy(char *dst, const char *src, size_t size);
+
 /* Microseconds: wall clock since the epoch, and a monotonic clock. */
 uint64_t util_now_us(void);
 uint64_t util_mono_us(void);
