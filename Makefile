@@ -94,7 +94,7 @@ $(B)/cdp-echo: tools/cdp-load/wire.c tools/cdp-load/wire.h
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps all
-	SOAK=1 prove --exec '' --timer tests/integration/70-faults.t
+	SOAK=1 prove --exec '' --timer tests/integration/70-faults.t tests/integration/71-slow-client.t
 
 clean:
 	rm -rf $(B)
