@@ -161,18 +161,11 @@ static void forward(struct proxy *px, struct http_reply *r, const char *method,
 {
 	struct lws_client_connect_info i;
 
-	memset(&i, 0, sizeof i);
-	i.context = px->ctx;
-	i.vhost = px->vhost;
-	i.address = px->cfg.upstream_host;
-	i.port = px->cfg.upstream_port;
+	proxy_connect_info(px, &i, "cdp-up-http", r, &r->up);
 	i.path = path_and_query;
 	i.host = px->upstream;
 	i.method = method;
 	i.alpn = "http/1.1";
-	i.local_protocol_name = "cdp-up-http";
-	i.opaque_user_data = r;
-	i.pwsi = &r->up;
 	if (!lws_client_connect_via_info(&i) && !r->ready) {
 		char msg[256];
 		int n = snprintf(msg, sizeof msg, "cdpproxy: cannot connect to upstream %s\n", px->upstream);

@@ -55,6 +55,19 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
 		route_sync(c);
 }
 
+void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
+			const char *protocol, void *opaque, struct lws **pwsi)
+{
+	memset(i, 0, sizeof *i);
+	i->context = px->ctx;
+	i->vhost = px->vhost;
+	i->address = px->cfg.upstream_host;
+	i->port = px->cfg.upstream_port;
+	i->local_protocol_name = protocol;
+	i->opaque_user_data = opaque;
+	i->pwsi = pwsi;
+}
+
 void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
 	if (host != px->cfg.upstream_host)

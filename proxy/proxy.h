@@ -75,6 +75,10 @@ void proxy_stop(struct proxy *px);
 /* Makes p (taken) the policy for every connection, and brings live sessions
  * in line with it. source says how ("start", "PUT", "SIGHUP"). */
 void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
+/* Fills i for a connection to the upstream, served by protocol, with opaque
+ * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
+void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
+			const char *protocol, void *opaque, struct lws **pwsi);
 /* Points new connections at host:port. */
 void proxy_set_upstream(struct proxy *px, const char *host, int port);
 

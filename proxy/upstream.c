@@ -16,15 +16,8 @@ int upstream_open(struct conn *c)
 	struct proxy *px = c->px;
 	struct lws_client_connect_info i;
 
-	memset(&i, 0, sizeof i);
-	i.context = px->ctx;
-	i.vhost = px->vhost;
-	i.address = px->cfg.upstream_host;
-	i.port = px->cfg.upstream_port;
+	proxy_connect_info(px, &i, "cdp-up", c, &c->wsi[UP]);
 	i.method = "RAW";
-	i.local_protocol_name = "cdp-up";
-	i.opaque_user_data = c;
-	i.pwsi = &c->wsi[UP];
 	return lws_client_connect_via_info(&i) ? 0 : -1;
 }
 
