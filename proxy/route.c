@@ -155,17 +155,6 @@ static void route_answer(struct conn *c, const struct scan_result *r, const char
 	route_emit(c, DOWN, j, method, policy_action_name(rule->action));
 }
 
-/* The message's params (or, for a response, result) as a new object. */
-static json_t *params_of(const char *buf, const struct scan_span *sp)
-{
-	json_t *p = sp->present ? json_loadb(buf + sp->off, sp->len, JSON_DECODE_ANY, NULL) : NULL;
-
-	if (!json_is_object(p)) {
-		json_decref(p);
-		p = json_object();
-	}
-	return p;
-}
 
 /* Rewrites m's params (result for a response) by rule. Returns the new
  * message, or m itself when it cannot be parsed. */
@@ -259,7 +248,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	case ACT_REJECT:
 		count_and_log(c, from, &rec, rule->log);
 		if (rule->action == ACT_STUB) {
-			client_params = params_of(buf, &r.params);
+			client_params = sessions_object_at(buf, &r.params);
 			sessions_on_stub(&c->sessions, session, method, client_params);
 			json_decref(client_params);
 		}
@@ -275,7 +264,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		break;
 	case ACT_REWRITE:
 		if (pk == PK_COMMAND)
-			client_params = params_of(buf, &r.params);
+			client_params = sessions_object_at(buf, &r.params);
 		m = route_rewrite(m, rule, pk == PK_RESPONSE);
 		buf = (const char *)m->buf + LWS_PRE;
 		rec.bytes = rec.body_len = m->len;
@@ -294,7 +283,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	} else if (pk == PK_EVENT) {
 		sessions_on_event(&c->sessions, buf, m->len, &r);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
-			json_t *p = params_of(buf, &r.params);
+			json_t *p = sessions_object_at(buf, &r.params);
 			const char *sid = json_string_value(json_object_get(p, "sessionId"));
 			const char *type = json_string_value(json_object_get(
 				json_object_get(p, "targetInfo"), "type"));

@@ -130,8 +130,7 @@ static size_t pending_key(const char *buf, const struct scan_result *r, char *ke
 	return (size_t)n + 1 + sizeof r->id;
 }
 
-/* params of the message as a JSON object ({} when absent or not an object). */
-static json_t *params_json(const char *buf, const struct scan_span *sp)
+json_t *sessions_object_at(const char *buf, const struct scan_span *sp)
 {
 	json_t *p = sp->present ? json_loadb(buf + sp->off, sp->len, JSON_DECODE_ANY, NULL) : NULL;
 
@@ -168,7 +167,7 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
 	if (method_has_suffix(pe->method, "enable") || !strcmp(pe->method, "Target.attachToTarget"))
-		pe->params = params_json(buf, &r->params);
+		pe->params = sessions_object_at(buf, &r->params);
 	if (!by_proxy && pe->params)
 		pe->client_params = client_params ? json_incref(client_params) : json_incref(pe->params);
 	*slot = pe;
@@ -198,7 +197,7 @@ static void apply_response(struct sessions *s, const char *sid, const struct pen
 	if (!dot)
 		return;
 	if (!strcmp(pe->method, "Target.attachToTarget")) {
-		json_t *res = params_json(buf, &r->result);
+		json_t *res = sessions_object_at(buf, &r->result);
 		const char *nsid = json_string_value(json_object_get(res, "sessionId"));
 		if (nsid) {
 			se = session_get_or_add(s, nsid, strlen(nsid));
@@ -286,7 +285,7 @@ void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 		which++;
 	if (which == 4)
 		return;
-	params = params_json(buf, &r->params);
+	params = sessions_object_at(buf, &r->params);
 	info = json_object_get(params, "targetInfo");
 	sid = json_string_value(json_object_get(params, "sessionId"));
 	if (which == 0 && sid) {

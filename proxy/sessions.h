@@ -66,6 +66,11 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
 void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 		       const struct scan_result *r);
 
+/* The value at sp in buf (a message's params or result) as a new JSON
+ * object: {} when absent or not an object. Parsed only for the few messages
+ * whose content the proxy follows or changes. */
+json_t *sessions_object_at(const char *buf, const struct scan_span *sp);
+
 struct session *sessions_get(const struct sessions *s, const char *id);
 /* [{"sessionId","targetId","type","url","enabled":{D:params},
  *   "client_enabled":{...},"proxy_enabled":{...}}] */
