@@ -1,13 +1,13 @@
-/* conn: one client WebSocket (DOWN) paired with one Chrome WebSocket (UP);
- * messages are reassembled, scanned, logged, counted and forwarded in order
- * through byte-bounded queues. */
+/* conn: one client WebSocket (DOWN) paired with one upstream leg to Chrome
+ * (UP): messages are reassembled, handed to route.c, and written in order as
+ * frames through byte-bounded queues; closes pass through both ways. */
 #include <string.h>
 
 #include "conn.h"
 #include "util.h"
 
 #define WRITE_CHUNK (1024 * 1024)  /* bytes per write of a large message */
-#define BATCH_SMALL (16 * 1024)    /* messages up to this are batched ... */
+#define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
 
 const char *const side_name[2] = { "client", "upstream" };
 
