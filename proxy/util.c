@@ -38,6 +38,28 @@ void util_copy(char *dst, const char *src, size_t size)
 	dst[n] = '\0';
 }
 
+char *util_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (n + 65536 > cap)
+			buf = xrealloc(buf, cap = cap * 2 + 65536);
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 static uint64_t clock_us(clockid_t id)
 {
 	struct timespec ts;

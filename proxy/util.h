@@ -15,6 +15,10 @@ char *xstrndup(const char *s, size_t n);
  * the hot path, where snprintf's format parsing shows in profiles. */
 void util_copy(char *dst, const char *src, size_t size);
 
+/* Reads a whole file into a new buffer (NUL-terminated, *len without the
+ * NUL); NULL with "cannot read PATH: reason" in err. */
+char *util_read_file(const char *path, size_t *len, char *err, size_t errlen);
+
 /* Microseconds: wall clock since the epoch, and a monotonic clock. */
 uint64_t util_now_us(void);
 uint64_t util_mono_us(void);

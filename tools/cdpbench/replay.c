@@ -283,24 +283,14 @@ void replay_free(struct scenario_cmd *cmds, size_t n)
 int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
 		char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len;
+	char *text;
 	int rc;
 
 	*cmds = NULL;
 	*ncmds = 0;
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (!(text = util_read_file(path, &len, err, errlen)))
 		return -1;
-	}
-	do {
-		if (len + 65536 > cap)
-			text = xrealloc(text, cap = cap * 2 + 65536);
-		got = fread(text + len, 1, cap - len, f);
-		len += got;
-	} while (got);
-	fclose(f);
 	rc = replay_parse(text, len, path, cmds, ncmds, lossy, err, errlen);
 	free(text);
 	return rc;

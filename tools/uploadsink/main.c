@@ -31,28 +31,6 @@ static void usage(FILE *out)
 	      "page's numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
 }
 
-/* Reads a whole file; NULL with a reason in err. */
-static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s", path);
-		return NULL;
-	}
-	do {
-		if (n + 65536 > cap)
-			buf = xrealloc(buf, cap = cap * 2 + 65536);
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* The default page: next to the binary (build/../tools/...) or under the cwd. */
 static void default_page(char *out, size_t outlen)
 {
@@ -126,7 +104,7 @@ int main(int argc, char **argv)
 	}
 	if (!*page_path)
 		default_page(page_path, sizeof page_path);
-	if (!(page = read_file(page_path, &page_len, err, sizeof err))) {
+	if (!(page = util_read_file(page_path, &page_len, err, sizeof err))) {
 		fprintf(stderr, "uploadsink: %s (use --page FILE)\n", err);
 		return 1;
 	}
