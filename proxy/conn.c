@@ -98,6 +98,11 @@ static void conn_free(struct conn *c)
 	while (*pp != c)
 		pp = &(*pp)->next;
 	*pp = c->next;
+	for (pp = &c->px->dirty; c->dirty && *pp; pp = &(*pp)->next_dirty)
+		if (*pp == c) {
+			*pp = c->next_dirty;
+			break;
+		}
 	c->px->conns_open--;
 	for (int s = DOWN; s <= UP; s++) {
 		queue_clear(&c->out[s]);
@@ -168,8 +173,13 @@ void conn_enqueue(struct conn *c, enum side to, struct msg *m)
 		q->head = m;
 	q->tail = m;
 	q->bytes += m->len;
-	if (c->wsi[to])
-		lws_callback_on_writable(c->wsi[to]);
+	/* Written when this round of the event loop is over (conn_flush), with
+	 * whatever else the round queued: no extra round, and one write for many. */
+	if (!c->dirty) {
+		c->next_dirty = c->px->dirty;
+		c->px->dirty = c;
+	}
+	c->dirty |= 1u << to;
 	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from] && c->wsi[from]) {
 		c->paused[from] = 1;
 		lws_rx_flow_control(c->wsi[from], 0);
@@ -302,7 +312,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 			if (conn_send(wsi, batch, used) < 0)
 				return -1;
 			used = 0;
-			if (lws_send_pipe_choked(wsi))
+			if (lws_partial_buffered(wsi))
 				break;
 			continue;
 		}
@@ -325,7 +335,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 			if (m->sent == total)
 				conn_dequeue(c, s);
 		}
-		if (lws_send_pipe_choked(wsi))
+		if (lws_partial_buffered(wsi))
 			break;
 	}
 	if (used && conn_send(wsi, batch, used) < 0)
@@ -338,6 +348,29 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	if (c->closing[s])
 		return s == UP ? upstream_close(c, wsi) : conn_close_down(c, wsi);
 	return 0;
+}
+
+void conn_flush(struct proxy *px)
+{
+	struct conn *c;
+
+	while ((c = px->dirty)) {
+		unsigned dirty = c->dirty;
+		px->dirty = c->next_dirty;
+		c->dirty = 0;
+		for (int s = DOWN; s <= UP; s++) {
+			struct lws *wsi = c->wsi[s];
+			if (!(dirty & 1u << s) || !wsi || !c->out[s].head)
+				continue;
+			/* Closing, the upgrade still awaited, or the socket full:
+			 * lws calls back when it is time. */
+			if (c->closing[s] || (s == UP && !c->up.open) || lws_partial_buffered(wsi))
+				lws_callback_on_writable(wsi);
+			else if (conn_writeable(c, (enum side)s, wsi) < 0)  /* the write failed */
+				lws_set_timeout(wsi, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE,
+						LWS_TO_KILL_ASYNC);
+		}
+	}
 }
 
 /* The peer's close frame: pass its code and reason on to the other side. */
@@ -427,6 +460,7 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		pss->conn = conn_open(px, wsi);
 		return 0;
 	case LWS_CALLBACK_RECEIVE:
+		proxy_read_clock(px, wsi);
 		return c ? conn_rx_data(c, DOWN, lws_frame_is_binary(wsi) ? WSFRAME_BINARY : WSFRAME_TEXT,
 					in, len, lws_remaining_packet_payload(wsi),
 					lws_is_final_fragment(wsi)) : -1;

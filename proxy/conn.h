@@ -51,6 +51,8 @@ struct upstream {
 
 struct conn {
 	struct conn *next;
+	struct conn *next_dirty;      /* on px->dirty: has queued writes to flush */
+	unsigned dirty;               /* 1 << side: that side is waiting on px->dirty */
 	struct proxy *px;
 	uint64_t id;
 	char *path;

@@ -22,6 +22,9 @@ struct log {
 	int secrets;
 	char *buf;
 	size_t len, cap;
+	uint64_t t_last;              /* the last record's time, and its digits */
+	char t_digits[24];
+	size_t t_len;
 };
 
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen)
@@ -66,22 +69,41 @@ static void put(struct log *lg, const char *s, size_t n)
 /* Appends a literal string. */
 #define PUT_LIT(lg, lit) put((lg), (lit), sizeof(lit) - 1)
 
-/* Appends "key":v for a number: by hand, as printf's parsing showed up in
- * the profile of a logged flood. */
+/* Writes v's decimal digits ending just before end; returns where they start.
+ * By hand, two digits at a time: printf's parsing showed up in the profile
+ * of a logged flood. */
+static char *digits_before(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+/* Appends "key":v for a number. */
 static void put_num(struct log *lg, const char *key, size_t klen, uint64_t v, int negative)
 {
-	char digits[24], *d = digits + sizeof digits;
+	char digits[24], *d = digits_before(digits + sizeof digits, v);
 
-	reserve(lg, klen + 24);
-	memcpy(lg->buf + lg->len, key, klen);
-	lg->len += klen;
-	do {
-		*--d = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	if (negative)
 		*--d = '-';
-	put(lg, d, (size_t)(digits + sizeof digits - d));
+	reserve(lg, klen + 24);
+	memcpy(lg->buf + lg->len, key, klen);
+	memcpy(lg->buf + lg->len + klen, d, (size_t)(digits + sizeof digits - d));
+	lg->len += klen + (size_t)(digits + sizeof digits - d);
 }
 
 #define PUT_U(lg, key, v) put_num((lg), (key), sizeof(key) - 1, (uint64_t)(v), 0)
@@ -177,7 +199,16 @@ static size_t utf8_cut(const char *s, size_t n, size_t max)
 
 void log_message(struct log *lg, const struct log_rec *r)
 {
-	PUT_U(lg, "{\"t\":", util_now_us());
+	/* Messages read together share their time: its digits are kept. */
+	uint64_t t = r->t ? r->t : util_now_us();
+	if (t != lg->t_last) {
+		char *d = digits_before(lg->t_digits + sizeof lg->t_digits, t);
+		lg->t_len = (size_t)(lg->t_digits + sizeof lg->t_digits - d);
+		memmove(lg->t_digits, d, lg->t_len);
+		lg->t_last = t;
+	}
+	PUT_LIT(lg, "{\"t\":");
+	put(lg, lg->t_digits, lg->t_len);
 	PUT_U(lg, ",\"gen\":", lg->gen);
 	PUT_U(lg, ",\"conn\":", r->conn);
 	PUT_LIT(lg, ",\"dir\":\"");

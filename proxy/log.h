@@ -10,6 +10,7 @@
 /* One forwarded message. Strings are decoded bytes (not NUL-terminated);
  * NULL leaves the field out. */
 struct log_rec {
+	uint64_t t;               /* wall clock, us; 0: now */
 	uint64_t conn;
 	const char *dir;          /* "up" (to Chrome) or "down" (to the client) */
 	const char *kind;         /* command, response, event, other, binary, invalid */

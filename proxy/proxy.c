@@ -68,6 +68,15 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
+void proxy_read_clock(struct proxy *px, struct lws *wsi)
+{
+	if (wsi == px->read_wsi)   /* another frame of the same read */
+		return;
+	px->read_wsi = wsi;
+	px->read_mono_us = util_mono_us();
+	px->read_wall_us = util_now_us();
+}
+
 void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
 	if (host != px->cfg.upstream_host)
@@ -147,8 +156,10 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 
 void proxy_run(struct proxy *px, volatile int *stop)
 {
-	while (!*stop && lws_service(px->ctx, 0) >= 0)
-		;
+	while (!*stop && lws_service(px->ctx, 0) >= 0) {
+		px->read_wsi = NULL;   /* each round reads each socket once */
+		conn_flush(px);
+	}
 }
 
 void proxy_stop(struct proxy *px)

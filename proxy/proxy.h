@@ -48,6 +48,7 @@ struct proxy {
 	struct log *log;              /* NULL without --log */
 	struct stats *stats;
 	struct conn *conns;           /* open WebSocket pairs */
+	struct conn *dirty;           /* pairs with messages queued this round */
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;
 	struct launch chrome;         /* with --launch */
@@ -58,6 +59,9 @@ struct proxy {
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 	unsigned char *batch;         /* LWS_PRE + BATCH_BYTES: frames written at once */
+	/* When the bytes being handled were read (proxy_read_clock). */
+	uint64_t read_mono_us, read_wall_us;
+	struct lws *read_wsi;         /* ... from this socket, in this round */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass
@@ -79,6 +83,9 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
+/* Bytes were read from wsi: the clock is read once per read of a socket,
+ * not once per message in it (lws hands over a read's frames one by one). */
+void proxy_read_clock(struct proxy *px, struct lws *wsi);
 /* Points new connections at host:port. */
 void proxy_set_upstream(struct proxy *px, const char *host, int port);
 
@@ -88,6 +95,8 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
 json_t *conn_list_json(struct proxy *px);
+/* Writes what this round of the event loop queued, at once. */
+void conn_flush(struct proxy *px);
 void conn_close_all(struct proxy *px);
 
 /* http.c: discovery forwarding and the /proxy/ admin endpoints. */

@@ -184,7 +184,8 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	struct proxy *px = c->px;
 	const char *buf = (const char *)m->buf + LWS_PRE;
 	struct scan_result r;
-	struct log_rec rec = { .conn = c->id, .dir = from == DOWN ? "up" : "down",
+	struct log_rec rec = { .t = px->read_wall_us, .conn = c->id,
+			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
 	char method[128] = "", session[128] = "";
 	struct sessions_match sm;
@@ -192,7 +193,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	struct policy_rule *rule = NULL;
 	enum policy_kind pk = 0;
 	json_t *client_params = NULL;
-	uint64_t now = util_mono_us();
+	uint64_t now = px->read_mono_us;
 
 	if (m->opcode == WSFRAME_BINARY || scan_message(buf, m->len, &r) < 0) {
 		rec.kind = m->opcode == WSFRAME_BINARY ? "binary" : "invalid";
@@ -234,10 +235,11 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		rec.method = method;
 		rec.method_len = strlen(method);
 	}
-	se = sessions_get(&c->sessions, session);
-	if (pk && *method)
+	if (pk && *method && px->policy->n_rules) {
+		se = sessions_get(&c->sessions, session);
 		rule = policy_match(px->policy, pk, method, strlen(method),
 				    se ? se->type : NULL, se ? se->url : NULL);
+	}
 	if (rule) {
 		rule->hits++;
 		rec.action = policy_action_name(rule->action);

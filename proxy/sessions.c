@@ -141,11 +141,17 @@ json_t *sessions_object_at(const char *buf, const struct scan_span *sp)
 	return p;
 }
 
-static int method_has_suffix(const char *method, const char *suffix)
+static enum pending_effect method_effect(const char *method)
 {
 	const char *dot = strchr(method, '.');
 
-	return dot && !strcmp(dot + 1, suffix);
+	if (!dot)
+		return EFFECT_NONE;
+	if (!strcmp(dot + 1, "enable"))
+		return EFFECT_ENABLE;
+	if (!strcmp(dot + 1, "disable"))
+		return EFFECT_DISABLE;
+	return !strcmp(method, "Target.attachToTarget") ? EFFECT_ATTACH : EFFECT_NONE;
 }
 
 void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
@@ -166,7 +172,8 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
-	if (method_has_suffix(pe->method, "enable") || !strcmp(pe->method, "Target.attachToTarget"))
+	pe->effect = method_effect(pe->method);
+	if (pe->effect == EFFECT_ENABLE || pe->effect == EFFECT_ATTACH)
 		pe->params = sessions_object_at(buf, &r->params);
 	if (!by_proxy && pe->params)
 		pe->client_params = client_params ? json_incref(client_params) : json_incref(pe->params);
@@ -174,29 +181,26 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 }
 
 /* X.enable sets domain X to params in set; X.disable removes it. */
-static void set_enabled(json_t *set, const char *method, json_t *params)
+static void set_enabled(json_t *set, const char *method, enum pending_effect effect,
+			json_t *params)
 {
-	const char *dot = strchr(method, '.');
+	size_t dlen = strcspn(method, ".");
 
-	if (!dot)
-		return;
-	if (!strcmp(dot + 1, "enable"))
-		json_object_setn_new(set, method, (size_t)(dot - method),
-				     params ? json_incref(params) : json_object());
-	else if (!strcmp(dot + 1, "disable"))
-		json_object_deln(set, method, (size_t)(dot - method));
+	if (effect == EFFECT_ENABLE)
+		json_object_setn_new(set, method, dlen, params ? json_incref(params) : json_object());
+	else if (effect == EFFECT_DISABLE)
+		json_object_deln(set, method, dlen);
 }
 
 /* Applies a successful response's effect on the sessions. */
 static void apply_response(struct sessions *s, const char *sid, const struct pending *pe,
 			   const char *buf, const struct scan_result *r)
 {
-	const char *dot = strchr(pe->method, '.');
 	struct session *se;
 
-	if (!dot)
+	if (pe->effect == EFFECT_NONE)
 		return;
-	if (!strcmp(pe->method, "Target.attachToTarget")) {
+	if (pe->effect == EFFECT_ATTACH) {
 		json_t *res = sessions_object_at(buf, &r->result);
 		const char *nsid = json_string_value(json_object_get(res, "sessionId"));
 		if (nsid) {
@@ -207,16 +211,16 @@ static void apply_response(struct sessions *s, const char *sid, const struct pen
 		return;
 	}
 	se = session_get_or_add(s, sid, strlen(sid));
-	set_enabled(se->enabled, pe->method, pe->params);
+	set_enabled(se->enabled, pe->method, pe->effect, pe->params);
 	set_enabled(pe->by_proxy ? se->proxy_enabled : se->client_enabled, pe->method,
-		    pe->by_proxy ? pe->params : pe->client_params);
+		    pe->effect, pe->by_proxy ? pe->params : pe->client_params);
 }
 
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params)
 {
 	struct session *se = session_get_or_add(s, sid, strlen(sid));
 
-	set_enabled(se->client_enabled, method, params);
+	set_enabled(se->client_enabled, method, method_effect(method), params);
 }
 
 int sessions_on_response(struct sessions *s, const char *buf, size_t len,

@@ -20,11 +20,15 @@ struct session {
 	json_t *proxy_enabled;   /* domain -> params the proxy itself enabled it with */
 };
 
+/* What a command's successful response changes in the sessions. */
+enum pending_effect { EFFECT_NONE, EFFECT_ENABLE, EFFECT_DISABLE, EFFECT_ATTACH };
+
 /* A command waiting for its response. */
 struct pending {
 	char method[64];         /* truncated if longer; only used to file stats */
 	uint64_t sent_us;        /* monotonic */
 	int by_proxy;            /* the proxy sent it: its response is not forwarded */
+	enum pending_effect effect;  /* told by its method, once, when it is sent */
 	json_t *params;          /* kept for X.enable and Target.attachToTarget only */
 	json_t *client_params;   /* X.enable: the params as the client sent them */
 };

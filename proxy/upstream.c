@@ -209,6 +209,7 @@ int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
 		return 0;
 	case LWS_CALLBACK_RAW_RX:
+		proxy_read_clock(c->px, wsi);
 		return on_rx(c, in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
 		if (!c->up.request_sent)
