@@ -54,7 +54,8 @@ report: deps all
 # Warnings are errors here; each test prints TAP and prove sums them up.
 test: deps
 	$(MAKE) all EXTRA_CFLAGS=-Werror
-	prove --exec '' --timer $(UNIT) tests/integration/*.t
+	CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz \
+	    prove --exec '' --timer $(UNIT) tests/integration/*.t
 
 unit: all
 	prove --exec '' $(UNIT)
@@ -72,7 +73,7 @@ asan: deps all
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 valgrind: deps all
 	prove --exec '$(VALGRIND)' $(UNIT)
-	CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
+	CDPPROXY_BIN=$(B)/cdpproxy CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
 	    prove --exec '' --timer tests/integration/1*.t tests/integration/2*.t \
 	    tests/integration/6*.t tests/integration/7*.t
 

@@ -34,12 +34,18 @@ static const char *fail(struct scanner *s, const char *at, const char *why)
 	return NULL;
 }
 
-/* Skips whitespace up to the next token; NULL ("truncated") if there is none. */
-static const char *next_token(struct scanner *s, const char *p)
+/* Skips whitespace up to the next token; NULL ("truncated") if there is none.
+ * CDP peers send no whitespace: that case is tested first, inline. */
+static const char *skip_ws(struct scanner *s, const char *p)
 {
 	while (p < s->end && IS_WS(*p))
 		p++;
 	return p < s->end ? p : fail(s, p, "truncated");
+}
+
+static inline const char *next_token(struct scanner *s, const char *p)
+{
+	return p < s->end && !IS_WS(*p) ? p : skip_ws(s, p);
 }
 
 static int hex_value(char c)
@@ -77,9 +83,6 @@ static int word_special(const char *p)
 	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs ? 1 : 0;
 }
 
-/* p is just past an opening quote. Returns the closing quote, or NULL on a
- * bad escape, a raw control byte or the end of input. Sets *escaped if the
- * string holds any backslash escape. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -96,7 +99,8 @@ static inline unsigned block_special(const char *p)
 }
 #endif
 
-static const char *skip_string(struct scanner *s, const char *p, int *escaped)
+/* The general case of skip_string below: long strings and escapes. */
+static const char *skip_string_slow(struct scanner *s, const char *p, int *escaped)
 {
 	const char *end = s->end;
 
@@ -109,7 +113,7 @@ static const char *skip_string(struct scanner *s, const char *p, int *escaped)
 			unsigned m = block_special(p) | block_special(p + 16) << 16;
 			if (m) {
 				p += __builtin_ctz(m);
-				break;
+				goto special;
 			}
 			p += 32;
 		}
@@ -120,6 +124,9 @@ static const char *skip_string(struct scanner *s, const char *p, int *escaped)
 			p++;
 		if (p == end)
 			return fail(s, end, "truncated");
+#if defined(__SSE2__)
+special:
+#endif
 		if (*p == '"')
 			return p;
 		if (*p != '\\')
@@ -144,6 +151,24 @@ static const char *skip_string(struct scanner *s, const char *p, int *escaped)
 		}
 		p += 6;
 	}
+}
+
+/* p is just past an opening quote. Returns the closing quote, or NULL on a
+ * bad escape, a raw control byte or the end of input. Sets *escaped if the
+ * string holds any backslash escape. Keys and most values are short and
+ * plain: one 16-byte look finds their end, inline. */
+static inline const char *skip_string(struct scanner *s, const char *p, int *escaped)
+{
+#if defined(__SSE2__)
+	if (s->end - p >= 16) {
+		unsigned m = block_special(p);
+		if (m && p[__builtin_ctz(m)] == '"') {
+			*escaped = 0;
+			return p + __builtin_ctz(m);
+		}
+	}
+#endif
+	return skip_string_slow(s, p, escaped);
 }
 
 /* One or more digits at p. */
@@ -274,17 +299,21 @@ static size_t decode(const char *p, size_t n, char *out, size_t outlen)
 /* Which field a (decoded) key names; depth 2 keys only count as "code". */
 static enum field key_field(const char *k, size_t n, int depth)
 {
-	static const struct { const char *name; size_t len; enum field f; } keys[] = {
-		{ "id", 2, F_ID }, { "method", 6, F_METHOD }, { "sessionId", 9, F_SESSION },
-		{ "params", 6, F_PARAMS }, { "result", 6, F_RESULT }, { "error", 5, F_ERROR },
-	};
-
 	if (depth == 2)
 		return n == 4 && !memcmp(k, "code", 4) ? F_CODE : F_NONE;
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (n == keys[i].len && !memcmp(k, keys[i].name, n))
-			return keys[i].f;
-	return F_NONE;
+	switch (n) {
+	case 2:
+		return !memcmp(k, "id", 2) ? F_ID : F_NONE;
+	case 5:
+		return !memcmp(k, "error", 5) ? F_ERROR : F_NONE;
+	case 6:
+		return !memcmp(k, "method", 6) ? F_METHOD : !memcmp(k, "params", 6) ? F_PARAMS :
+		       !memcmp(k, "result", 6) ? F_RESULT : F_NONE;
+	case 9:
+		return !memcmp(k, "sessionId", 9) ? F_SESSION : F_NONE;
+	default:
+		return F_NONE;
+	}
 }
 
 /* A key at depth 1 (or "code" in the top-level error object) is about to get

@@ -22,6 +22,11 @@ struct method_stats {
 
 struct stats {
 	struct table methods;  /* method bytes -> struct method_stats */
+	/* The last method looked up: a response's count and round trip, and
+	 * runs of one event, find it without hashing. */
+	char last_name[64];
+	size_t last_len;
+	struct method_stats *last;
 };
 
 /* One line of a printed table, or one entry of the JSON output. */
@@ -99,7 +104,7 @@ json_t *hist_json(const struct hist *h)
 
 struct stats *stats_new(void)
 {
-	struct stats *st = xmalloc(sizeof *st);
+	struct stats *st = xcalloc(1, sizeof *st);
 
 	table_init(&st->methods);
 	return st;
@@ -124,11 +129,18 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 		method = UNMATCHED;
 		mlen = strlen(UNMATCHED);
 	}
+	if (st->last && mlen == st->last_len && !memcmp(method, st->last_name, mlen))
+		return st->last;
 	v = table_get(&st->methods, method, mlen);
-	if (v)
-		return *v;
-	v = table_put(&st->methods, method, mlen);
-	*v = xcalloc(1, sizeof(struct method_stats));
+	if (!v) {
+		v = table_put(&st->methods, method, mlen);
+		*v = xcalloc(1, sizeof(struct method_stats));
+	}
+	if (mlen <= sizeof st->last_name) {   /* records never move: keep it */
+		memcpy(st->last_name, method, mlen);
+		st->last_len = mlen;
+		st->last = *v;
+	}
 	return *v;
 }
 

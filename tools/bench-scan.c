@@ -1,0 +1,107 @@
+/* bench-scan: what the hand-written top-level key scanner (proxy/scan.c)
+ * saves over parsing each message with jansson, on the messages the proxy
+ * sees most: small commands, responses and events, and one large result.
+ * Prints ns per message and MB/s for both, interleaved, medians of rounds.
+ * usage: bench-scan [ROUNDS]   (default 7) */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+#include "util.h"
+
+#define LARGE (4 * 1024 * 1024)
+
+struct sample {
+	const char *name;
+	char *text;
+	size_t len;
+	long reps;
+};
+
+static char *pad(const char *prefix, size_t n, const char *suffix)
+{
+	size_t a = strlen(prefix), b = strlen(suffix);
+	char *s = xmalloc(a + n + b + 1);
+
+	memcpy(s, prefix, a);
+	memset(s + a, 'x', n);
+	memcpy(s + a + n, suffix, b + 1);
+	return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ns per message for one round of s->reps messages. */
+static double round_ns(const struct sample *s, int with_jansson)
+{
+	uint64_t t0 = util_mono_us();
+	long sink = 0;
+
+	for (long i = 0; i < s->reps; i++) {
+		if (with_jansson) {
+			json_t *j = json_loadb(s->text, s->len, 0, NULL);
+			sink += json_object_size(j);
+			json_decref(j);
+		} else {
+			struct scan_result r;
+			sink += scan_message(s->text, s->len, &r) + (long)r.kind;
+		}
+	}
+	if (sink == -12345)   /* keeps the loop */
+		puts("");
+	return (double)(util_mono_us() - t0) * 1000.0 / (double)s->reps;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	struct sample samples[] = {
+		{ "command 150 B", pad("{\"id\":123456,\"method\":\"Runtime.evaluate\",\"params\":"
+				       "{\"expression\":\"", 70, "\",\"returnByValue\":true}}"), 0, 400000 },
+		{ "response 150 B", pad("{\"id\":123456,\"result\":{\"result\":{\"type\":\"string\","
+					"\"value\":\"", 70, "\"}},\"sessionId\":\"9A1F3C2B7D4E5F60718293A4B5C6D7E8\"}"),
+		  0, 400000 },
+		{ "event 1 KiB", pad("{\"method\":\"Network.requestWillBeSent\",\"params\":{\"requestId\":"
+				     "\"1000.1\",\"request\":{\"url\":\"https://example.com/", 900,
+				     "\",\"method\":\"GET\",\"headers\":{\"Accept\":\"*/*\"}},\"timestamp\":"
+				     "12345.678,\"type\":\"Fetch\"},\"sessionId\":\"9A1F3C2B7D4E5F60\"}"),
+		  0, 100000 },
+		{ "result 4 MiB", pad("{\"id\":7,\"result\":{\"data\":\"", LARGE, "\"}}"), 0, 40 },
+	};
+	size_t n = sizeof samples / sizeof samples[0];
+
+	printf("bench-scan: %d rounds, medians; scan = proxy/scan.c, jansson = json_loadb\n", rounds);
+	printf("%-16s %12s %12s %10s %10s %8s\n", "message", "scan ns", "jansson ns", "scan MB/s",
+	       "jans MB/s", "ratio");
+	for (size_t i = 0; i < n; i++) {
+		struct sample *s = &samples[i];
+		double *a = xmalloc(sizeof(double) * (size_t)rounds), *b = xmalloc(sizeof(double) * (size_t)rounds);
+		struct scan_result r;
+
+		s->len = strlen(s->text);
+		if (scan_message(s->text, s->len, &r) < 0) {
+			fprintf(stderr, "bench-scan: sample %s does not scan\n", s->name);
+			return 1;
+		}
+		for (int k = 0; k < rounds; k++) {   /* interleaved */
+			a[k] = round_ns(s, 0);
+			b[k] = round_ns(s, 1);
+		}
+		qsort(a, (size_t)rounds, sizeof *a, cmp_double);
+		qsort(b, (size_t)rounds, sizeof *b, cmp_double);
+		printf("%-16s %12.1f %12.1f %10.0f %10.0f %7.1fx\n", s->name, a[rounds / 2], b[rounds / 2],
+		       (double)s->len * 1000.0 / a[rounds / 2], (double)s->len * 1000.0 / b[rounds / 2],
+		       b[rounds / 2] / a[rounds / 2]);
+		free(a);
+		free(b);
+		free(s->text);
+	}
+	return 0;
+}
