@@ -66,13 +66,20 @@ static void put(struct log *lg, const char *s, size_t n)
 	lg->len += n;
 }
 
-/* Appends a literal string. */
-#define PUT_LIT(lg, lit) put((lg), (lit), sizeof(lit) - 1)
+/* A record is written at a cursor o, into room reserved for all of it
+ * beforehand: one bounds check per record, not one per field. */
+static inline char *at_bytes(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+#define AT_LIT(o, lit) at_bytes((o), (lit), sizeof(lit) - 1)
 
 /* Writes v's decimal digits ending just before end; returns where they start.
  * By hand, two digits at a time: printf's parsing showed up in the profile
  * of a logged flood. */
-static char *digits_before(char *end, uint64_t v)
+static inline char *digits_before(char *end, uint64_t v)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -93,26 +100,18 @@ static char *digits_before(char *end, uint64_t v)
 	return end;
 }
 
-/* Appends "key":v for a number. */
-static void put_num(struct log *lg, const char *key, size_t klen, uint64_t v, int negative)
+static inline char *at_uint(char *o, uint64_t v)
 {
-	char digits[24], *d = digits_before(digits + sizeof digits, v);
+	char d[20], *p = digits_before(d + sizeof d, v);
 
-	if (negative)
-		*--d = '-';
-	reserve(lg, klen + 24);
-	memcpy(lg->buf + lg->len, key, klen);
-	memcpy(lg->buf + lg->len + klen, d, (size_t)(digits + sizeof digits - d));
-	lg->len += klen + (size_t)(digits + sizeof digits - d);
+	return at_bytes(o, p, (size_t)(d + sizeof d - p));
 }
 
-#define PUT_U(lg, key, v) put_num((lg), (key), sizeof(key) - 1, (uint64_t)(v), 0)
-#define PUT_I(lg, key, v) put_num((lg), (key), sizeof(key) - 1, \
-	(v) < 0 ? 0 - (uint64_t)(v) : (uint64_t)(v), (v) < 0)
-
-static void put_cstr(struct log *lg, const char *s)
+static inline char *at_int(char *o, int64_t v)
 {
-	put(lg, s, strlen(s));
+	if (v < 0)
+		*o++ = '-';
+	return at_uint(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* The length of the valid UTF-8 sequence at s[0..n) (n > 0), or 0 for a bad
@@ -146,16 +145,14 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Appends s as a JSON string, escaping quotes, backslashes and control bytes.
+/* Writes s as a JSON string (2 + 6 n bytes at most), escaping quotes,
+ * backslashes and control bytes.
  * Bytes off the wire need not be UTF-8 (binary frames, raw bytes inside a
  * string): each byte of a bad sequence becomes U+FFFD so the line stays JSON. */
-static void put_json_str(struct log *lg, const char *s, size_t n)
+static char *at_json_str(char *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	char *o;
 
-	reserve(lg, 2 + 6 * n);
-	o = lg->buf + lg->len;
 	*o++ = '"';
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -182,7 +179,7 @@ static void put_json_str(struct log *lg, const char *s, size_t n)
 		}
 	}
 	*o++ = '"';
-	lg->len = (size_t)(o - lg->buf);
+	return o;
 }
 
 /* The longest prefix of s no longer than max that does not split a UTF-8 sequence. */
@@ -199,56 +196,59 @@ static size_t utf8_cut(const char *s, size_t n, size_t max)
 
 void log_message(struct log *lg, const struct log_rec *r)
 {
-	/* Messages read together share their time: its digits are kept. */
+	size_t dir_len = strlen(r->dir), kind_len = strlen(r->kind);
+	size_t action_len = r->action ? strlen(r->action) : 0;
 	uint64_t t = r->t ? r->t : util_now_us();
+	char *o;
+
+	/* Messages read together share their time: its digits are kept. */
 	if (t != lg->t_last) {
 		char *d = digits_before(lg->t_digits + sizeof lg->t_digits, t);
 		lg->t_len = (size_t)(lg->t_digits + sizeof lg->t_digits - d);
 		memmove(lg->t_digits, d, lg->t_len);
 		lg->t_last = t;
 	}
-	PUT_LIT(lg, "{\"t\":");
-	put(lg, lg->t_digits, lg->t_len);
-	PUT_U(lg, ",\"gen\":", lg->gen);
-	PUT_U(lg, ",\"conn\":", r->conn);
-	PUT_LIT(lg, ",\"dir\":\"");
-	put_cstr(lg, r->dir);
-	PUT_LIT(lg, "\",\"kind\":\"");
-	put_cstr(lg, r->kind);
-	PUT_LIT(lg, "\"");
+	/* The fixed keys and numbers take under 256 bytes. */
+	reserve(lg, 256 + dir_len + kind_len + action_len + 6 * (r->method_len + r->session_len));
+	o = lg->buf + lg->len;
+	o = AT_LIT(o, "{\"t\":");
+	o = at_bytes(o, lg->t_digits, lg->t_len);
+	o = at_uint(AT_LIT(o, ",\"gen\":"), lg->gen);
+	o = at_uint(AT_LIT(o, ",\"conn\":"), r->conn);
+	o = at_bytes(AT_LIT(o, ",\"dir\":\""), r->dir, dir_len);
+	o = at_bytes(AT_LIT(o, "\",\"kind\":\""), r->kind, kind_len);
+	*o++ = '"';
 	if (r->has_id)
-		PUT_I(lg, ",\"id\":", r->id);
-	if (r->method) {
-		put(lg, ",\"method\":", 10);
-		put_json_str(lg, r->method, r->method_len);
-	}
-	if (r->session) {
-		put(lg, ",\"session\":", 11);
-		put_json_str(lg, r->session, r->session_len);
-	}
-	PUT_U(lg, ",\"bytes\":", r->bytes);
+		o = at_int(AT_LIT(o, ",\"id\":"), r->id);
+	if (r->method)
+		o = at_json_str(AT_LIT(o, ",\"method\":"), r->method, r->method_len);
+	if (r->session)
+		o = at_json_str(AT_LIT(o, ",\"session\":"), r->session, r->session_len);
+	o = at_uint(AT_LIT(o, ",\"bytes\":"), r->bytes);
 	if (r->has_rtt)
-		PUT_U(lg, ",\"rtt_us\":", r->rtt_us);
+		o = at_uint(AT_LIT(o, ",\"rtt_us\":"), r->rtt_us);
 	if (r->has_error)
-		PUT_I(lg, ",\"error\":", r->error);
+		o = at_int(AT_LIT(o, ",\"error\":"), r->error);
 	if (r->action) {
-		PUT_LIT(lg, ",\"action\":\"");
-		put_cstr(lg, r->action);
-		PUT_LIT(lg, "\"");
+		o = at_bytes(AT_LIT(o, ",\"action\":\""), r->action, action_len);
+		*o++ = '"';
 	}
 	if (r->by_proxy)
-		put(lg, ",\"by\":\"proxy\"", 13);
+		o = AT_LIT(o, ",\"by\":\"proxy\"");
+	lg->len = (size_t)(o - lg->buf);
 	if (lg->body_max && r->body) {
 		size_t len = r->body_len, n;
 		char *clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
 		const char *body = clean ? clean : r->body;
 		n = utf8_cut(body, len, lg->body_max);
-		put(lg, ",\"body\":", 8);
-		put_json_str(lg, body, n);
+		reserve(lg, 64 + 6 * n);
+		o = lg->buf + lg->len;
+		o = at_json_str(AT_LIT(o, ",\"body\":"), body, n);
 		if (n < len)
-			put(lg, ",\"truncated\":true", 17);
+			o = AT_LIT(o, ",\"truncated\":true");
 		if (clean)
-			put(lg, ",\"redacted\":true", 16);
+			o = AT_LIT(o, ",\"redacted\":true");
+		lg->len = (size_t)(o - lg->buf);
 		free(clean);
 	}
 	put(lg, "}\n", 2);
