@@ -18,6 +18,14 @@ static struct msg *msg_from_json(json_t *j)
 	return m;
 }
 
+/* scan_str_copy, returning the length copied (0 when absent). */
+static size_t copy_str(const char *buf, const struct scan_str *str, char *out, size_t outlen)
+{
+	long n = scan_str_copy(buf, str, out, outlen);
+
+	return n < 0 ? 0 : (size_t)n < outlen ? (size_t)n : strlen(out);
+}
+
 static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)
 {
 	struct proxy *px = c->px;
@@ -188,6 +196,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
 	char method[128] = "", session[128] = "";
+	size_t mlen;
 	struct sessions_match sm;
 	struct session *se;
 	struct policy_rule *rule = NULL;
@@ -206,20 +215,20 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	rec.id = r.id;
 	rec.has_error = r.has_error_code;
 	rec.error = r.error_code;
-	scan_str_copy(buf, &r.method, method, sizeof method);
-	if (scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
+	mlen = copy_str(buf, &r.method, method, sizeof method);
+	if (r.session.present) {
 		rec.session = session;
-		rec.session_len = strlen(session);
+		rec.session_len = copy_str(buf, &r.session, session, sizeof session);
 	}
 	if (from == UP && r.kind == SCAN_RESPONSE &&
 	    sessions_on_response(&c->sessions, buf, m->len, &r, now, &sm) == 0) {
-		util_copy(method, sm.method, sizeof method);
+		mlen = util_copy(method, sm.method, sizeof method);
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
-		stats_rtt(px->stats, method, strlen(method), sm.rtt_us);
+		stats_rtt(px->stats, method, mlen, sm.rtt_us);
 		if (sm.by_proxy) {      /* the answer to the proxy's own command */
 			rec.method = method;
-			rec.method_len = strlen(method);
+			rec.method_len = mlen;
 			rec.by_proxy = 1;
 			count_and_log(c, from, &rec, 1);
 			msg_free(m);
@@ -231,13 +240,13 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (*method) {
+	if (mlen) {
 		rec.method = method;
-		rec.method_len = strlen(method);
+		rec.method_len = mlen;
 	}
-	if (pk && *method && px->policy->n_rules) {
+	if (pk && mlen && px->policy->n_rules) {
 		se = sessions_get(&c->sessions, session);
-		rule = policy_match(px->policy, pk, method, strlen(method),
+		rule = policy_match(px->policy, pk, method, mlen,
 				    se ? se->type : NULL, se ? se->url : NULL);
 	}
 	if (rule) {

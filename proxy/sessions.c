@@ -141,17 +141,21 @@ json_t *sessions_object_at(const char *buf, const struct scan_span *sp)
 	return p;
 }
 
-static enum pending_effect method_effect(const char *method)
+/* Is the method Domain + suffix, suffix being its only dot onwards? */
+static int is_domain_and(const char *s, size_t n, const char *suffix, size_t slen)
 {
-	const char *dot = strchr(method, '.');
+	return n > slen && !memcmp(s + n - slen, suffix, slen) && memchr(s, '.', n) == s + n - slen;
+}
 
-	if (!dot)
-		return EFFECT_NONE;
-	if (!strcmp(dot + 1, "enable"))
+/* X.enable, X.disable, Target.attachToTarget: told by the name's end, as
+ * every command passes here. */
+static enum pending_effect method_effect(const char *method, size_t n)
+{
+	if (is_domain_and(method, n, ".enable", 7))
 		return EFFECT_ENABLE;
-	if (!strcmp(dot + 1, "disable"))
+	if (is_domain_and(method, n, ".disable", 8))
 		return EFFECT_DISABLE;
-	return !strcmp(method, "Target.attachToTarget") ? EFFECT_ATTACH : EFFECT_NONE;
+	return n == 21 && !memcmp(method, "Target.attachToTarget", 21) ? EFFECT_ATTACH : EFFECT_NONE;
 }
 
 void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
@@ -172,7 +176,7 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
-	pe->effect = method_effect(pe->method);
+	pe->effect = method_effect(pe->method, strlen(pe->method));
 	if (pe->effect == EFFECT_ENABLE || pe->effect == EFFECT_ATTACH)
 		pe->params = sessions_object_at(buf, &r->params);
 	if (!by_proxy && pe->params)
@@ -220,7 +224,7 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
 {
 	struct session *se = session_get_or_add(s, sid, strlen(sid));
 
-	set_enabled(se->client_enabled, method, method_effect(method), params);
+	set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
 }
 
 int sessions_on_response(struct sessions *s, const char *buf, size_t len,

@@ -30,12 +30,13 @@ char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
-void util_copy(char *dst, const char *src, size_t size)
+size_t util_copy(char *dst, const char *src, size_t size)
 {
 	size_t n = strnlen(src, size - 1);
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+	return n;
 }
 
 char *util_read_file(const char *path, size_t *len, char *err, size_t errlen)

@@ -13,7 +13,7 @@ char *xstrndup(const char *s, size_t n);
 
 /* Copies src into dst (size bytes), cut to fit, always NUL-terminated: for
  * the hot path, where snprintf's format parsing shows in profiles. */
-void util_copy(char *dst, const char *src, size_t size);
+size_t util_copy(char *dst, const char *src, size_t size);
 
 /* Reads a whole file into a new buffer (NUL-terminated, *len without the
  * NUL); NULL with "cannot read PATH: reason" in err. */
