@@ -145,6 +145,23 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* A mask of the bytes of p[0..16) that a JSON string cannot hold as they
+ * are: '"', '\\', below 0x20, or 0x80 and up (checked as UTF-8). The signed
+ * compare takes the last two at once. */
+static inline unsigned block_unplain(const char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+				 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /* Writes s as a JSON string (2 + 6 n bytes at most), escaping quotes,
  * backslashes and control bytes.
  * Bytes off the wire need not be UTF-8 (binary frames, raw bytes inside a
@@ -155,7 +172,23 @@ static char *at_json_str(char *o, const char *s, size_t n)
 
 	*o++ = '"';
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c;
+#if defined(__SSE2__)
+		/* Plain runs (method names, session ids, most of a body) are
+		 * copied 16 bytes at a time. */
+		while (n - i >= 16) {
+			unsigned m = block_unplain(s + i);
+			size_t k = m ? (size_t)__builtin_ctz(m) : 16;
+			memcpy(o, s + i, 16);
+			o += k;
+			i += k;
+			if (m)
+				break;
+		}
+		if (i == n)
+			break;
+#endif
+		c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
 			*o++ = '\\';
 			*o++ = (char)c;

@@ -296,6 +296,40 @@ static void test_not_utf8(void)
 	json_decref(all);
 }
 
+/* Strings are copied 16 bytes at a time until a byte needs care: put each
+ * kind of such byte at every place of a 50-byte run, across the blocks. */
+static void test_escape_positions(void)
+{
+	static const struct { const char *bytes, *json; } special[] = {
+		{ "\"", "\"" }, { "\\", "\\" }, { "\x01", "\x01" }, { "\x7f", "\x7f" },
+		{ "\xc3\xa9", "\xc3\xa9" }, { "\xff", "\xef\xbf\xbd" },
+	};
+	char in[64], want[64];
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof special / sizeof special[0]; k++) {
+		size_t sl = strlen(special[k].bytes), jl = strlen(special[k].json);
+		for (size_t at = 0; at + sl <= 50; at++) {
+			struct log_rec rec = { .conn = 1, .dir = "up", .kind = "command",
+					       .method = in, .method_len = 50, .bytes = 1 };
+			json_t *all, *r;
+			memset(in, 'a' + (int)(at % 26), 50);
+			memcpy(in + at, special[k].bytes, sl);
+			memcpy(want, in, at);
+			memcpy(want + at, special[k].json, jl);
+			memcpy(want + at + jl, in + at + sl, 50 - at - sl);
+			all = log_these("positions.log", 0, &rec, 1);
+			r = json_array_get(all, 0);
+			if (!jbytes(r, "method", want, 50 - sl + jl)) {
+				printf("# special %zu at %zu: method does not round-trip\n", k, at);
+				bad++;
+			}
+			json_decref(all);
+		}
+	}
+	ok(!bad, "a byte needing care at any place of a long string comes out right");
+}
+
 static void test_bodies(void)
 {
 	/* body_max 16; the cut lands before, inside or after multi-byte characters. */
@@ -476,7 +510,7 @@ static void test_many(void)
 static void cleanup(void)
 {
 	static const char *const names[] = {
-		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log",
+		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log", "positions.log",
 		"bodies.log", "big.log", "events.log", "policy.log", "many.log",
 	};
 
@@ -496,6 +530,7 @@ int main(void)
 	test_fields();
 	test_escapes();
 	test_not_utf8();
+	test_escape_positions();
 	test_bodies();
 	test_big_body();
 	test_events();
