@@ -1,6 +1,7 @@
 /* conn: one client WebSocket (DOWN) paired with one upstream leg to Chrome
  * (UP): messages are reassembled, handed to route.c, and written in order as
- * frames through byte-bounded queues; closes pass through both ways. */
+ * frames through byte-bounded queues, all that a round of the event loop
+ * queued at the end of the round (conn_flush); closes pass through both ways. */
 #include <string.h>
 
 #include "conn.h"
