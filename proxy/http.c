@@ -191,7 +191,10 @@ static const char *request_method(struct lws *wsi)
 	return "GET";
 }
 
-int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
+/* Refuses a request without the --token (401), whose Host or Origin Chrome
+ * itself would refuse (403), or an upgrade past --max-connections (503):
+ * 0 when it may go on, else it has answered and the caller returns 1. */
+static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 {
 	char host[300] = "", origin[300] = "", auth[512] = "", args[1536] = "", why[400];
 	unsigned status = HTTP_STATUS_FORBIDDEN;

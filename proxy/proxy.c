@@ -77,7 +77,8 @@ void proxy_read_clock(struct proxy *px, struct lws *wsi)
 	px->read_wall_us = util_now_us();
 }
 
-void proxy_set_upstream(struct proxy *px, const char *host, int port)
+/* Points new connections at host:port. */
+static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
 	if (host != px->cfg.upstream_host)
 		snprintf(px->cfg.upstream_host, sizeof px->cfg.upstream_host, "%s", host);

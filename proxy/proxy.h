@@ -86,8 +86,6 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 /* Bytes were read from wsi: the clock is read once per read of a socket,
  * not once per message in it (lws hands over a read's frames one by one). */
 void proxy_read_clock(struct proxy *px, struct lws *wsi);
-/* Points new connections at host:port. */
-void proxy_set_upstream(struct proxy *px, const char *host, int port);
 
 /* conn.c: the WebSocket pairs. */
 int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
@@ -104,11 +102,6 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len);
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
-
-/* Refuses a request without the --token (401), whose Host or Origin Chrome
- * itself would refuse (403), or an upgrade past --max-connections (503):
- * 0 when it may go on, else it has answered and the caller returns 1. */
-int http_check_access(struct proxy *px, struct lws *wsi, int upgrade);
 
 /* Per downstream wsi (HTTP or WebSocket, the same protocol). */
 struct pss {

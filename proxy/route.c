@@ -18,12 +18,38 @@ static struct msg *msg_from_json(json_t *j)
 	return m;
 }
 
-/* scan_str_copy, returning the length copied (0 when absent). */
-static size_t copy_str(const char *buf, const struct scan_str *str, char *out, size_t outlen)
-{
-	long n = scan_str_copy(buf, str, out, outlen);
+#define NAME_BYTES 128   /* a logged method or session id, decoded */
 
-	return n < 0 ? 0 : (size_t)n < outlen ? (size_t)n : strlen(out);
+/* scan_str_copy, returning the length copied (0 when absent). */
+static size_t copy_str(const char *buf, const struct scan_str *str, char *out)
+{
+	long n = scan_str_copy(buf, str, out, NAME_BYTES);
+
+	return n < 0 ? 0 : n < NAME_BYTES ? (size_t)n : strlen(out);
+}
+
+/* Points rec at method (len bytes), or at none when it is empty. */
+static void rec_method(struct log_rec *rec, const char *method, size_t len)
+{
+	rec->method = len ? method : NULL;
+	rec->method_len = len;
+}
+
+/* Fills rec's fields from scanned message r, decoding its method and
+ * session id into method and session (NAME_BYTES each). */
+static void rec_scanned(struct log_rec *rec, const char *buf, const struct scan_result *r,
+			char *method, char *session)
+{
+	rec->kind = kind_names[r->kind];
+	rec->has_id = r->has_id && r->id_is_int;
+	rec->id = r->id;
+	rec->has_error = r->has_error_code;
+	rec->error = r->error_code;
+	rec_method(rec, method, copy_str(buf, &r->method, method));
+	if (r->session.present) {
+		rec->session = session;
+		rec->session_len = copy_str(buf, &r->session, session);
+	}
 }
 
 static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)
@@ -50,30 +76,16 @@ static void route_emit(struct conn *c, enum side to, json_t *j, const char *answ
 	struct msg *m = msg_from_json(j);
 	const char *buf = (const char *)m->buf + LWS_PRE;
 	struct scan_result r;
-	char method[128] = "", session[128] = "";
+	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
 	struct log_rec rec = { .conn = c->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
 			       .by_proxy = 1, .body = buf, .body_len = m->len };
 
 	json_decref(j);
 	if (scan_message(buf, m->len, &r) == 0) {   /* always: we wrote it */
-		rec.kind = kind_names[r.kind];
-		rec.has_id = r.has_id && r.id_is_int;
-		rec.id = r.id;
-		rec.has_error = r.has_error_code;
-		rec.error = r.error_code;
+		rec_scanned(&rec, buf, &r, method, session);
 		if (answers)
-			util_copy(method, answers, sizeof method);
-		else
-			scan_str_copy(buf, &r.method, method, sizeof method);
-		if (*method) {
-			rec.method = method;
-			rec.method_len = strlen(method);
-		}
+			rec_method(&rec, method, util_copy(method, answers, sizeof method));
 		rec.action = action;
-		if (scan_str_copy(buf, &r.session, session, sizeof session) >= 0) {
-			rec.session = session;
-			rec.session_len = strlen(session);
-		}
 		if (to == UP && r.kind == SCAN_COMMAND)
 			sessions_on_command(&c->sessions, buf, &r, util_mono_us(), 1, NULL);
 	}
@@ -195,8 +207,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	struct log_rec rec = { .t = px->read_wall_us, .conn = c->id,
 			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
-	char method[128] = "", session[128] = "";
-	size_t mlen;
+	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
 	struct sessions_match sm;
 	struct session *se;
 	struct policy_rule *rule = NULL;
@@ -210,25 +221,14 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		conn_enqueue(c, !from, m);
 		return;
 	}
-	rec.kind = kind_names[r.kind];
-	rec.has_id = r.has_id && r.id_is_int;
-	rec.id = r.id;
-	rec.has_error = r.has_error_code;
-	rec.error = r.error_code;
-	mlen = copy_str(buf, &r.method, method, sizeof method);
-	if (r.session.present) {
-		rec.session = session;
-		rec.session_len = copy_str(buf, &r.session, session, sizeof session);
-	}
+	rec_scanned(&rec, buf, &r, method, session);
 	if (from == UP && r.kind == SCAN_RESPONSE &&
-	    sessions_on_response(&c->sessions, buf, m->len, &r, now, &sm) == 0) {
-		mlen = util_copy(method, sm.method, sizeof method);
+	    sessions_on_response(&c->sessions, buf, &r, now, &sm) == 0) {
+		rec_method(&rec, method, util_copy(method, sm.method, sizeof method));
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
-		stats_rtt(px->stats, method, mlen, sm.rtt_us);
+		stats_rtt(px->stats, method, rec.method_len, sm.rtt_us);
 		if (sm.by_proxy) {      /* the answer to the proxy's own command */
-			rec.method = method;
-			rec.method_len = mlen;
 			rec.by_proxy = 1;
 			count_and_log(c, from, &rec, 1);
 			msg_free(m);
@@ -240,13 +240,9 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (mlen) {
-		rec.method = method;
-		rec.method_len = mlen;
-	}
-	if (pk && mlen && px->policy->n_rules) {
+	if (pk && rec.method && px->policy->n_rules) {
 		se = sessions_get(&c->sessions, session);
-		rule = policy_match(px->policy, pk, method, mlen,
+		rule = policy_match(px->policy, pk, method, rec.method_len,
 				    se ? se->type : NULL, se ? se->url : NULL);
 	}
 	if (rule) {
@@ -292,7 +288,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	if (pk == PK_COMMAND) {
 		sessions_on_command(&c->sessions, buf, &r, now, 0, client_params);
 	} else if (pk == PK_EVENT) {
-		sessions_on_event(&c->sessions, buf, m->len, &r);
+		sessions_on_event(&c->sessions, buf, &r);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
 			json_t *p = sessions_object_at(buf, &r.params);
 			const char *sid = json_string_value(json_object_get(p, "sessionId"));

@@ -227,14 +227,13 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
 	set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
 }
 
-int sessions_on_response(struct sessions *s, const char *buf, size_t len,
+int sessions_on_response(struct sessions *s, const char *buf,
 			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m)
 {
 	char key[256];
 	size_t klen;
 	struct pending *pe;
 
-	(void)len;
 	if (!r->has_id || !r->id_is_int)
 		return -1;
 	klen = pending_key(buf, r, key, sizeof key);
@@ -277,8 +276,7 @@ static void session_detach(struct sessions *s, const char *sid)
 	}
 }
 
-void sessions_on_event(struct sessions *s, const char *buf, size_t len,
-		       const struct scan_result *r)
+void sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r)
 {
 	static const char *const followed[] = {
 		"Target.attachedToTarget", "Target.detachedFromTarget", "Target.targetInfoChanged",
@@ -288,7 +286,6 @@ void sessions_on_event(struct sessions *s, const char *buf, size_t len,
 	json_t *params, *info;
 	const char *sid;
 
-	(void)len;
 	while (which < 4 && !scan_str_eq(buf, &r->method, followed[which]))
 		which++;
 	if (which == 4)

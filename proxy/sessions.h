@@ -59,7 +59,7 @@ void sessions_on_command(struct sessions *s, const char *buf, const struct scan_
 /* Matches a response to its command, fills m, and applies its effect
  * (X.enable/X.disable answered without error, Target.attachToTarget).
  * Returns 0, or -1 when no such command is pending. */
-int sessions_on_response(struct sessions *s, const char *buf, size_t len,
+int sessions_on_response(struct sessions *s, const char *buf,
 			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m);
 
 /* The client's X.enable or X.disable (method) on session sid was answered by
@@ -67,8 +67,7 @@ int sessions_on_response(struct sessions *s, const char *buf, size_t len,
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params);
 
 /* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged. */
-void sessions_on_event(struct sessions *s, const char *buf, size_t len,
-		       const struct scan_result *r);
+void sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r);
 
 /* The value at sp in buf (a message's params or result) as a new JSON
  * object: {} when absent or not an object. Parsed only for the few messages

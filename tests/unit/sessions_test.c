@@ -61,7 +61,7 @@ static int resp(const char *msg, uint64_t now)
 	got.rtt_us = UINT64_MAX;
 	got.by_proxy = -1;
 	if (feed(msg, &r, &buf) == 0)
-		rc = sessions_on_response(&S, buf, strlen(msg), &r, now, &got);
+		rc = sessions_on_response(&S, buf, &r, now, &got);
 	free(buf);
 	return rc;
 }
@@ -72,7 +72,7 @@ static void event(const char *msg)
 	char *buf;
 
 	if (feed(msg, &r, &buf) == 0)
-		sessions_on_event(&S, buf, strlen(msg), &r);
+		sessions_on_event(&S, buf, &r);
 	free(buf);
 }
 
