@@ -8,7 +8,9 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
            $(EXTRA_CFLAGS) -Iproxy
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
+# exist once `deps` has run, so targets build through a sub-make after it.
+LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 B       := build
 
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
@@ -48,7 +50,8 @@ deps:
 
 # The main job: how each enabled CDP domain changes upload throughput: the
 # default matrix (under 5 minutes on 2 cores), a table on stdout and report/.
-report: deps all
+report: deps
+	$(MAKE) all
 	$(B)/cdpbench --out report
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
@@ -57,21 +60,24 @@ test: deps
 	CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz \
 	    prove --exec '' --timer $(UNIT) tests/integration/*.t
 
-unit: all
+unit: deps
+	$(MAKE) all
 	prove --exec '' $(UNIT)
 
 # The whole suite with the proxy, the library and the unit tests built with
 # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, in $(B)/asan.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
-asan: deps all
-	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)" LDLIBS="$(LDLIBS) $(SAN)"
+asan: deps
+	$(MAKE) all
+	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	CDPPROXY_BIN=$(B)/asan/cdpproxy CDPPROXY_SANITIZED=1 \
 	    prove --exec '' --timer $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
 
 # The unit tests and the proxy in the integration tests under valgrind's memcheck.
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
-valgrind: deps all
+valgrind: deps
+	$(MAKE) all
 	prove --exec '$(VALGRIND)' $(UNIT)
 	CDPPROXY_BIN=$(B)/cdpproxy CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
 	    prove --exec '' --timer tests/integration/1*.t tests/integration/2*.t \
@@ -94,7 +100,8 @@ bench-proxy: deps
 $(B)/cdp-echo: tools/cdp-load/wire.c tools/cdp-load/wire.h
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
-soak: deps all
+soak: deps
+	$(MAKE) all
 	SOAK=1 prove --exec '' --timer tests/integration/70-faults.t tests/integration/71-slow-client.t
 
 clean:
