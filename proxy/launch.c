@@ -101,6 +101,10 @@ static pid_t spawn(const struct launch_opts *o, const char *profile)
 		}
 		if (nul >= 0)
 			dup2(nul, 0);
+		/* Chromium puts its singleton socket in a directory of its own
+		 * under TMPDIR and leaves it there: inside the profile, it goes
+		 * when the profile does. */
+		setenv("TMPDIR", profile, 1);
 		execv(path, (char *const *)argv);
 		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);

@@ -147,7 +147,11 @@ async function startChrome({ args = [], timeout = 20000 } = {}) {
   const profile = tmpdir('cdpproxy-chrome-');
   const child = spawn(CHROMIUM, [
     ...CHROME_FLAGS, `--user-data-dir=${profile.dir}`, '--remote-debugging-port=0', ...args,
-  ], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  ], {
+    detached: true, stdio: ['ignore', 'ignore', 'pipe'],
+    // Its singleton socket's directory goes in TMPDIR and stays: keep it in the profile.
+    env: { ...process.env, TMPDIR: profile.dir },
+  });
   const pgid = child.pid;
   const killGroup = () => { killQuiet(-pgid, 'SIGKILL'); };
   cleanups.add(killGroup);
