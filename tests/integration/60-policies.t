@@ -487,6 +487,7 @@ test('action delay: held 300 ms, and the next command waits behind it', { ...ALL
   assert.equal(b.error, undefined, 'the command behind it succeeded');
   assert.deepEqual(arrived.map((x) => x[0]), ['evaluate', 'getIsolateId'], `order kept: ${JSON.stringify(arrived)}`);
   assert.ok(arrived[0][1] >= 300, `the delayed response came after >= 300 ms: ${JSON.stringify(arrived)}`);
+  assert.ok(arrived[0][1] < 300 + 2000, `... and not seconds later: ${JSON.stringify(arrived)}`);
   assert.ok(arrived[1][1] >= 300, `the command sent after it was held behind it: ${JSON.stringify(arrived)}`);
   act.delayIds = [a.id, b.id];
   await activate({ name: 'act-none-2', rules: [] });

@@ -92,9 +92,14 @@ test('--log-bodies redacts cookies and auth headers; --log-secrets keeps them', 
       assert.equal(res.code, 0, 'proxy exits 0');
       if (secrets) {
         assert.match(text, /cookie-s3cret/, '--log-secrets: the cookie is in the log');
+        assert.match(text, /header-s3cret/, '--log-secrets: the header is in the log');
       } else {
         assert.doesNotMatch(text, /cookie-s3cret|header-s3cret/, 'no secret reaches the log');
         assert.match(text, /<redacted>/, 'redacted values are marked');
+        const headers = text.split('\n').filter((l) => l.includes('"Network.setExtraHTTPHeaders"') &&
+          l.includes('"dir":"up"'));
+        assert.ok(headers.length && headers.every((l) => l.includes('<redacted>')),
+          'the setExtraHTTPHeaders command is logged, its Authorization redacted');
       }
     }
   }

@@ -274,8 +274,7 @@ static void test_bad_utf8(void)
 	       "invalid UTF-8 domain is kept as ??");
 	json_decref(j);
 	stats_free(st);
-	stats_free(NULL);
-	ok(1, "stats_free(NULL) is a no-op");
+	stats_free(NULL);   /* a no-op: the test goes on */
 }
 
 /* The position of the line starting with word (after from), or -1. */
