@@ -177,7 +177,7 @@ cpu_ticks() {  # utime + stime of a pid
 
 peak_rss_kib() {
 	[ -n "$1" ] && [ -r "/proc/$1/status" ] || { echo null; return; }
-	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"
+	awk '/^VmHWM:/ { print $2; found = 1 } END { if (!found) print "null" }' "/proc/$1/status"
 }
 
 # Starts the proxies in front of upstream port $1; fills VARIANTS.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate.h"
 #include "scan.h"
 #include "util.h"
 
@@ -29,13 +30,6 @@ static char *pad(const char *prefix, size_t n, const char *suffix)
 	memset(s + a, 'x', n);
 	memcpy(s + a + n, suffix, b + 1);
 	return s;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* ns per message for one round of s->reps messages. */
@@ -77,6 +71,11 @@ int main(int argc, char **argv)
 	};
 	size_t n = sizeof samples / sizeof samples[0];
 
+	if (rounds < 1) {
+		fprintf(stderr, "usage: bench-scan [ROUNDS]   (ROUNDS >= 1, default 7)\n");
+		return 2;
+	}
+
 	printf("bench-scan: %d rounds, medians; scan = proxy/scan.c, jansson = json_loadb\n", rounds);
 	printf("%-16s %12s %12s %10s %10s %8s\n", "message", "scan ns", "jansson ns", "scan MB/s",
 	       "jans MB/s", "ratio");
@@ -94,11 +93,9 @@ int main(int argc, char **argv)
 			a[k] = round_ns(s, 0);
 			b[k] = round_ns(s, 1);
 		}
-		qsort(a, (size_t)rounds, sizeof *a, cmp_double);
-		qsort(b, (size_t)rounds, sizeof *b, cmp_double);
-		printf("%-16s %12.1f %12.1f %10.0f %10.0f %7.1fx\n", s->name, a[rounds / 2], b[rounds / 2],
-		       (double)s->len * 1000.0 / a[rounds / 2], (double)s->len * 1000.0 / b[rounds / 2],
-		       b[rounds / 2] / a[rounds / 2]);
+		double ma = estimate_median(a, (size_t)rounds), mb = estimate_median(b, (size_t)rounds);
+		printf("%-16s %12.1f %12.1f %10.0f %10.0f %7.1fx\n", s->name, ma, mb,
+		       (double)s->len * 1000.0 / ma, (double)s->len * 1000.0 / mb, mb / ma);
 		free(a);
 		free(b);
 		free(s->text);

@@ -26,7 +26,8 @@ cleanup() {
     [ -n "$proxy_pid" ] && kill -TERM "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # cdpproxy starts its own headless Chromium (fresh profile) and logs every
 # message with its body.

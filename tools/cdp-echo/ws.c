@@ -159,10 +159,23 @@ static int parse_any(const char *m, size_t len, struct cmd *k)
 	return 1;
 }
 
+/* Answers command k with error -32602 and why, on its session. */
+static void reply_error(struct echo_conn *c, const struct cmd *k, const char *why)
+{
+	char err[WIRE_SESSION_MAX + 300];
+	int n = snprintf(err, sizeof err, "{\"id\":%" PRId64 ",\"error\":{\"code\":-32602,"
+			 "\"message\":\"cdp-echo: %s\"}%s%.*s%s}", k->id, why,
+			 k->session_len ? ",\"sessionId\":\"" : "", (int)k->session_len,
+			 k->session ? k->session : "", k->session_len ? "\"" : "");
+
+	c->srv->bad++;
+	put_control(c, WSFRAME_TEXT, err, (size_t)n);
+}
+
 static void handle_message(struct echo_conn *c, const char *m, size_t len)
 {
 	struct cmd k;
-	char prefix[WIRE_PREFIX_MAX], err[300];
+	char prefix[WIRE_PREFIX_MAX];
 	size_t plen;
 
 	memset(&k, 0, sizeof k);
@@ -177,11 +190,11 @@ static void handle_message(struct echo_conn *c, const char *m, size_t len)
 		k.session_len = WIRE_SESSION_MAX;
 	c->srv->commands++;
 	if (k.bad_pad) {
-		c->srv->bad++;
-		plen = (size_t)snprintf(err, sizeof err, "{\"id\":%" PRId64 ",\"error\":{\"code\":"
-					"-32602,\"message\":\"cdp-echo: pad is not the pattern\"}}", k.id);
-		evbuffer_add(c->out, prefix, wsframe_header((unsigned char *)prefix, WSFRAME_TEXT, 1, plen, NULL));
-		evbuffer_add(c->out, err, plen);
+		reply_error(c, &k, "pad is not the pattern");
+		return;
+	}
+	if ((k.echo || k.flood) && k.size > WIRE_PATTERN_MAX - WIRE_PREFIX_MAX) {
+		reply_error(c, &k, "size must be 0 to 1 GiB");
 		return;
 	}
 	if (k.flood) {

@@ -249,6 +249,10 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		snprintf(err, errlen, "--connections, --in-flight, --duration and --timeout must be > 0");
 		return -1;
 	}
+	if (cfg->method && (strlen(cfg->method) > 256 || strpbrk(cfg->method, "\"\\"))) {
+		snprintf(err, errlen, "--method: at most 256 bytes, no quotes or backslashes");
+		return -1;
+	}
 	if (cfg->session_len > WIRE_SESSION_MAX || strpbrk(cfg->session ? cfg->session : "", "\"\\")) {
 		snprintf(err, errlen, "--session: at most %d bytes, no quotes or backslashes",
 			 WIRE_SESSION_MAX);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define PATTERN_RESERVE ((size_t)1 << 30)
 
 const char *wire_pattern(size_t n)
 {
@@ -16,7 +15,7 @@ const char *wire_pattern(size_t n)
 
 	if (!pat) {
 		/* Reserved once, filled on demand: references into it stay valid. */
-		void *p = mmap(NULL, PATTERN_RESERVE + 64, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, WIRE_PATTERN_MAX + 64, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) {
 			perror("mmap");
@@ -24,7 +23,7 @@ const char *wire_pattern(size_t n)
 		}
 		pat = p;
 	}
-	if (n > PATTERN_RESERVE) {
+	if (n > WIRE_PATTERN_MAX) {
 		fprintf(stderr, "wire: pattern of %zu bytes is over 1 GiB\n", n);
 		abort();
 	}
