@@ -100,8 +100,11 @@ static int check_glob(struct parse *ps, const char *path, const char *g)
 	if (!*g)
 		return fail(ps, path, "bad glob: empty");
 	for (const char *c = g; *c; c++) {
-		if (*c == '\\' && !*++c)
-			return fail(ps, path, "bad glob '%s': ends in a lone backslash", g);
+		if (*c == '\\') {   /* the next character is itself, whatever it is */
+			if (!*++c)
+				return fail(ps, path, "bad glob '%s': ends in a lone backslash", g);
+			continue;
+		}
 		if (*c == '[' || *c == ']' || *c == '{' || *c == '}')
 			return fail(ps, path, "bad glob '%s': only * and ? are special "
 				    "(quote '%c' with a backslash)", g, *c);
