@@ -72,6 +72,25 @@ int access_token_ok(const char *token, const char *auth, const char *query)
 	return 0;
 }
 
+size_t access_strip_token(char *query)
+{
+	char *w = query;
+
+	for (const char *p = query; *p; ) {
+		size_t n = strcspn(p, "&");
+		if (strncmp(p, "token=", 6)) {
+			if (w != query)
+				*w++ = '&';
+			memmove(w, p, n);
+			w += n;
+		}
+		p += n;
+		p += *p == '&';
+	}
+	*w = '\0';
+	return (size_t)(w - query);
+}
+
 int access_origin_ok(const char *origin, const struct access_list *allow)
 {
 	if (!origin || !*origin)

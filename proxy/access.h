@@ -23,6 +23,10 @@ int access_is_loopback(const char *addr);
  * the header's value, or NULL), or token=TOKEN in query (the URL arguments
  * as "a=1&token=x", or NULL)? Compared in constant time. */
 int access_token_ok(const char *token, const char *auth, const char *query);
+/* Removes every token=... argument from query ("a=1&token=x&b=2" becomes
+ * "a=1&b=2") in place: the proxy's own secret is neither logged nor passed
+ * on to Chrome. Returns the length left. */
+size_t access_strip_token(char *query);
 /* Adds name; -1 when the list is full. */
 int access_add(struct access_list *l, const char *name);
 

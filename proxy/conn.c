@@ -414,11 +414,10 @@ static void conn_up_timeout(lws_sorted_usec_list_t *sul)
 static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
-	char path[1024] = "", args[1024] = "";
+	char uri[1024] = "", path[2048];
 
-	lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
-	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0)
-		snprintf(path + strlen(path), sizeof path - strlen(path), "?%s", args);
+	lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+	proxy_path_with_args(wsi, uri, path, sizeof path);
 	c->px = px;
 	c->id = ++px->next_conn_id;
 	c->next_proxy_id = PROXY_ID_BASE;

@@ -231,7 +231,7 @@ static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const 
 {
 	struct http_reply *r = xcalloc(1, sizeof *r);
 	const char *method = request_method(wsi);
-	char full[2048], args[1536];
+	char full[2048];
 
 	pss->reply = r;
 	r->down = wsi;
@@ -242,9 +242,7 @@ static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const 
 		admin(px, r, wsi, method, uri);
 		return 0;
 	}
-	snprintf(full, sizeof full, "%s", uri);
-	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0)
-		snprintf(full + strlen(full), sizeof full - strlen(full), "?%s", args);
+	proxy_path_with_args(wsi, uri, full, sizeof full);
 	forward(px, r, method, full);
 	return 0;
 }

@@ -68,6 +68,15 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
+void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen)
+{
+	char args[1536] = "";
+
+	snprintf(out, outlen, "%s", path);
+	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0 && access_strip_token(args))
+		snprintf(out + strlen(out), outlen - strlen(out), "?%s", args);
+}
+
 void proxy_read_clock(struct proxy *px, struct lws *wsi)
 {
 	if (wsi == px->read_wsi)   /* another frame of the same read */

@@ -83,6 +83,9 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
+/* path and the request's URL arguments, as "path?args", into out; without
+ * a token= argument (access_strip_token). */
+void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen);
 /* Bytes were read from wsi: the clock is read once per read of a socket,
  * not once per message in it (lws hands over a read's frames one by one). */
 void proxy_read_clock(struct proxy *px, struct lws *wsi);

@@ -39,6 +39,8 @@ test('--token: 401 without it or with a wrong one, served with Bearer or ?token=
   await h.sleep(400);   /* the log is flushed every 200 ms */
   const log = h.readLog(env.proxy.logPath);
   assert.ok(log.filter((r) => r.kind === 'refused' && r.status === 401).length >= 3, 'each refusal is logged');
+  assert.ok(log.some((r) => r.kind === 'open'), 'the upgrade with ?token= is logged');
+  assert.ok(!fs.readFileSync(env.proxy.logPath, 'utf8').includes(TOKEN), 'the token itself is not in the log');
 });
 
 test('Playwright connects with the token in its headers', ALL, async () => {

@@ -35,6 +35,18 @@ int main(void)
 	ok(access_is_loopback("::1") && access_is_loopback("localhost"), "::1 and localhost are loopback");
 	ok(!access_is_loopback("0.0.0.0") && !access_is_loopback("10.0.0.1"), "0.0.0.0 and 10/8 are not");
 
+	{
+		static const struct { const char *in, *out; } strip[] = {
+			{ "token=x", "" }, { "a=1&token=x&b=2", "a=1&b=2" }, { "token=x&b=2", "b=2" },
+			{ "a=1&token=x", "a=1" }, { "tokens=1&token=", "tokens=1" }, { "a=1", "a=1" },
+		};
+		for (size_t i = 0; i < sizeof strip / sizeof strip[0]; i++) {
+			char q[64];
+			snprintf(q, sizeof q, "%s", strip[i].in);
+			access_strip_token(q);
+			is_str(q, strip[i].out, "token= stripped from '%s'", strip[i].in);
+		}
+	}
 	ok(access_token_ok("s3cret", "Bearer s3cret", NULL), "bearer token");
 	ok(access_token_ok("s3cret", "bearer s3cret", NULL), "bearer in lower case");
 	ok(!access_token_ok("s3cret", "Bearer s3cre", NULL), "a prefix of the token is refused");
