@@ -216,10 +216,14 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t size;
-	int o;
+	int o, li = 0;
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+
+	while ((o = getopt_long(argc, argv, "", opts, &li)) != -1) {
+		/* The option as given, for messages ("--max-message"). */
+		char flag[40];
+		snprintf(flag, sizeof flag, "--%s", o == '?' ? "" : opts[li].name);
 		switch (o) {
 		case O_LISTEN:
 			if (parse_hostport("--listen", optarg, cfg->listen_host, sizeof cfg->listen_host,
@@ -248,7 +252,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			if (util_parse_size(optarg, &size, err, errlen))
 				return -1;
 			if (!size) {
-				snprintf(err, errlen, "%s must be more than 0", argv[optind - 1]);
+				snprintf(err, errlen, "%s must be more than 0", flag);
 				return -1;
 			}
 			*(o == O_MAX_MESSAGE ? &cfg->max_message : &cfg->queue_bytes) = size;
@@ -264,7 +268,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		case O_ALLOW_HOST:
 		case O_ALLOW_ORIGIN:
 			if (access_add(o == O_ALLOW_HOST ? &cfg->allow_hosts : &cfg->allow_origins, optarg)) {
-				snprintf(err, errlen, "%s given more than %d times", argv[optind - 1],
+				snprintf(err, errlen, "%s given more than %d times", flag,
 					 ACCESS_MAX_ALLOW);
 				return -1;
 			}
@@ -279,7 +283,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		case O_UPSTREAM_TIMEOUT:
 			if (util_parse_size(optarg, &size, err, errlen) || !size || size > 100000) {
 				snprintf(err, errlen, "%s wants a number from 1 to 100000, not '%s'",
-					 argv[optind - 1], optarg);
+					 flag, optarg);
 				return -1;
 			}
 			*(o == O_MAX_CONNECTIONS ? &cfg->max_connections : &cfg->upstream_timeout) =
