@@ -18,7 +18,7 @@
 #define LAUNCH_WAIT_MS 30000
 #define STOP_WAIT_MS 5000
 
-/* The flags DESIGN.md section 2 asks for on this machine (root, no network). */
+/* Flags for a headless Chromium run as root with no network (README, --launch). */
 static const char *const base_flags[] = {
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
