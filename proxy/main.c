@@ -91,28 +91,6 @@ static void on_wake(struct proxy *p)
 		(unsigned long long)p->policy_gen);
 }
 
-/* Splits HOST:PORT. Returns 0, or -1 with a reason. */
-static int parse_hostport(const char *flag, const char *s, char *host, size_t hostlen, int *port,
-			  char *err, size_t errlen)
-{
-	const char *colon = strrchr(s, ':');
-	char *end;
-	long p;
-
-	if (!colon || colon == s || (size_t)(colon - s) >= hostlen) {
-		snprintf(err, errlen, "%s wants HOST:PORT, not '%s'", flag, s);
-		return -1;
-	}
-	p = strtol(colon + 1, &end, 10);
-	if (*end || end == colon + 1 || p < 0 || p > 65535) {
-		snprintf(err, errlen, "%s: '%s' is not a port number", flag, colon + 1);
-		return -1;
-	}
-	snprintf(host, hostlen, "%.*s", (int)(colon - s), s);
-	*port = (int)p;
-	return 0;
-}
-
 /* Can a TCP connection be made to host:port? So that a wrong --upstream is an
  * error at start, not a surprise at the first client. */
 static int probe(const char *host, int port, char *err, size_t errlen)
@@ -226,12 +204,12 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		snprintf(flag, sizeof flag, "--%s", o == '?' ? "" : opts[li].name);
 		switch (o) {
 		case O_LISTEN:
-			if (parse_hostport("--listen", optarg, cfg->listen_host, sizeof cfg->listen_host,
+			if (util_parse_hostport("--listen", optarg, cfg->listen_host, sizeof cfg->listen_host,
 					   &cfg->listen_port, err, errlen))
 				return -1;
 			break;
 		case O_UPSTREAM:
-			if (parse_hostport("--upstream", optarg, cfg->upstream_host,
+			if (util_parse_hostport("--upstream", optarg, cfg->upstream_host,
 					   sizeof cfg->upstream_host, &cfg->upstream_port, err, errlen))
 				return -1;
 			break;

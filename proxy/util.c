@@ -71,6 +71,27 @@ static uint64_t clock_us(clockid_t id)
 uint64_t util_now_us(void) { return clock_us(CLOCK_REALTIME); }
 uint64_t util_mono_us(void) { return clock_us(CLOCK_MONOTONIC); }
 
+int util_parse_hostport(const char *flag, const char *s, char *host, size_t hostlen, int *port,
+			char *err, size_t errlen)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long p;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= hostlen) {
+		snprintf(err, errlen, "%s wants HOST:PORT, not '%s'", flag, s);
+		return -1;
+	}
+	p = strtol(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || p < 0 || p > 65535) {
+		snprintf(err, errlen, "%s: '%s' is not a port number", flag, colon + 1);
+		return -1;
+	}
+	snprintf(host, hostlen, "%.*s", (int)(colon - s), s);
+	*port = (int)p;
+	return 0;
+}
+
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	static const struct { const char *suffix; uint64_t mult; } units[] = {

@@ -23,6 +23,11 @@ char *util_read_file(const char *path, size_t *len, char *err, size_t errlen);
 uint64_t util_now_us(void);
 uint64_t util_mono_us(void);
 
+/* Splits "HOST:PORT" (flag names the option in err's "FLAG wants HOST:PORT"):
+ * host (hostlen bytes) and a port 0 to 65535. 0, or -1 with a reason in err. */
+int util_parse_hostport(const char *flag, const char *s, char *host, size_t hostlen, int *port,
+			char *err, size_t errlen);
+
 /* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);

@@ -182,21 +182,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 static int parse_listen(const char *s, struct sockaddr_in *sin, char *err, size_t errlen)
 {
-	const char *colon = strrchr(s, ':');
 	char host[64];
-	char *end;
-	long port;
+	int port;
 
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof host) {
-		snprintf(err, errlen, "--listen wants HOST:PORT, not '%s'", s);
+	if (util_parse_hostport("--listen", s, host, sizeof host, &port, err, errlen) < 0)
 		return -1;
-	}
-	snprintf(host, sizeof host, "%.*s", (int)(colon - s), s);
-	port = strtol(colon + 1, &end, 10);
 	memset(sin, 0, sizeof *sin);
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons((uint16_t)port);
-	if (*end || port < 0 || port > 65535 || inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
+	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
 		snprintf(err, errlen, "--listen: '%s' is not IPv4-ADDRESS:PORT", s);
 		return -1;
 	}

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char host[128] = "127.0.0.1", page_path[4200] = "", err[512], *colon, *end, *page;
+	char host[128] = "127.0.0.1", page_path[4200] = "", err[512], *page;
 	int port = 8090, quiet = 0, c, bound;
 	size_t page_len;
 	struct event_base *base;
@@ -69,20 +69,15 @@ int main(int argc, char **argv)
 	struct sink *sink;
 	struct http1_server *srv;
 	struct http1_handler h;
-	long p;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			colon = strrchr(optarg, ':');
-			p = colon ? strtol(colon + 1, &end, 10) : -1;
-			if (!colon || colon == optarg || *end || p < 0 || p > 65535 ||
-			    (size_t)(colon - optarg) >= sizeof host) {
-				fprintf(stderr, "uploadsink: --listen wants HOST:PORT, not '%s'\n", optarg);
+			if (util_parse_hostport("--listen", optarg, host, sizeof host, &port,
+						err, sizeof err) < 0) {
+				fprintf(stderr, "uploadsink: %s\n", err);
 				return 2;
 			}
-			snprintf(host, sizeof host, "%.*s", (int)(colon - optarg), optarg);
-			port = (int)p;
 			break;
 		case 'p':
 			snprintf(page_path, sizeof page_path, "%s", optarg);
