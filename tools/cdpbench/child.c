@@ -83,12 +83,12 @@ int child_start(struct child *c, const char *name, char *const argv[], int timeo
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int nul = open("/dev/null", O_RDONLY);
-		if (o >= 0)
-			dup2(o, 1);
-		if (e >= 0)
-			dup2(e, 2);
-		if (nul >= 0)
-			dup2(nul, 0);
+		if (o >= 0 && dup2(o, 1) >= 0)
+			close(o);
+		if (e >= 0 && dup2(e, 2) >= 0)
+			close(e);
+		if (nul >= 0 && dup2(nul, 0) >= 0)
+			close(nul);
 		execv(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

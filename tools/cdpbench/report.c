@@ -22,6 +22,12 @@ const char *report_mbps(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *report_aa_verdict(const struct report_cell *c)
+{
+	return isnan(c->aa.point) ? "no pairs" :
+	       estimate_ci_excludes(&c->aa, 1.0) ? "too noisy (its CI excludes 1.0)" : "ok";
+}
+
 const char *report_ratio(double v, char *buf, size_t len)
 {
 	if (isnan(v))
@@ -179,8 +185,7 @@ void report_print_table(const struct report *r, FILE *out)
 			fprintf(out, "  %-8s %s / %s: %s [%s, %s] %s\n", c->body, c->sc->name,
 				c->sc->aa_with, report_ratio(c->aa.point, a, sizeof a),
 				report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, d, sizeof d),
-				isnan(c->aa.point) ? "(no pairs)" :
-				estimate_ci_excludes(&c->aa, 1.0) ? "EXCLUDES 1.0: too noisy" : "ok");
+				report_aa_verdict(c));
 		}
 	}
 	if (json_array_size(r->findings)) {

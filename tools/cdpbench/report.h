@@ -59,6 +59,8 @@ json_t *report_environment(const struct bench_config *cfg, int argc, char **argv
 const char *report_mbps(double v, char *buf, size_t len);
 /* "0.10": a ratio; "-" for NaN. */
 const char *report_ratio(double v, char *buf, size_t len);
+/* An A/A check's verdict: "no pairs", "too noisy" (its CI excludes 1.0) or "ok". */
+const char *report_aa_verdict(const struct report_cell *c);
 /* Is this cell measured against the baseline (not the baseline itself or native)? */
 int report_is_compared(const struct report_cell *c);
 

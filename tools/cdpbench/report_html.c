@@ -199,7 +199,7 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		esc(f, c->sc->aa_with);
 		fprintf(f, ", %s: %s [%s, %s] %s</li>\n", c->body, report_ratio(c->aa.point, a, sizeof a),
 			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3),
-			estimate_ci_excludes(&c->aa, 1.0) ? "<b>excludes 1.0: too noisy</b>" : "ok");
+			report_aa_verdict(c));
 	}
 	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {

@@ -77,8 +77,7 @@ static void md_aa(const struct report *r, FILE *f)
 				"|---|---|---:|---|---|\n");
 		fprintf(f, "| %s / %s | %s | %s | [%s, %s] | %s |\n", c->sc->name, c->sc->aa_with,
 			c->body, report_ratio(c->aa.point, a, sizeof a), report_ratio(c->aa.lo, b, sizeof b),
-			report_ratio(c->aa.hi, c3, sizeof c3), isnan(c->aa.point) ? "no pairs" :
-			estimate_ci_excludes(&c->aa, 1.0) ? "**too noisy**" : "ok");
+			report_ratio(c->aa.hi, c3, sizeof c3), report_aa_verdict(c));
 	}
 }
 

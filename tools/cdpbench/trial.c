@@ -187,8 +187,10 @@ static int native_transfers(struct run *r, const char *body, const char *trial_i
 		else
 			snprintf(path, sizeof path, "/upload?trial=%s&i=%d", trial_id, i);
 		if (httpc_exchange(&h, download ? "GET" : "POST", path, NULL, download ? 0 : cfg->bytes,
-				   4096, &resp, err, errlen) < 0)
+				   4096, &resp, err, errlen) < 0) {
+			httpc_resp_free(&resp);   /* what came before the failure */
 			goto out;
+		}
 		ms = (double)(util_mono_us() - t0) / 1000.0;
 		ans = json_loads(resp.body, 0, NULL);
 		got = download ? resp.body_bytes : (uint64_t)json_integer_value(json_object_get(ans, "bytes"));
