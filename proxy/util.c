@@ -61,15 +61,16 @@ char *util_read_file(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
-static uint64_t clock_us(clockid_t id)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t util_now_us(void) { return clock_us(CLOCK_REALTIME); }
-uint64_t util_mono_us(void) { return clock_us(CLOCK_MONOTONIC); }
+uint64_t util_now_us(void) { return clock_ns(CLOCK_REALTIME) / 1000u; }
+uint64_t util_mono_us(void) { return clock_ns(CLOCK_MONOTONIC) / 1000u; }
+uint64_t util_mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 int util_parse_hostport(const char *flag, const char *s, char *host, size_t hostlen, int *port,
 			char *err, size_t errlen)

@@ -19,9 +19,11 @@ size_t util_copy(char *dst, const char *src, size_t size);
  * NUL); NULL with "cannot read PATH: reason" in err. */
 char *util_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
-/* Microseconds: wall clock since the epoch, and a monotonic clock. */
+/* Microseconds: wall clock since the epoch, and a monotonic clock; and the
+ * monotonic clock in nanoseconds. */
 uint64_t util_now_us(void);
 uint64_t util_mono_us(void);
+uint64_t util_mono_ns(void);
 
 /* Splits "HOST:PORT" (flag names the option in err's "FLAG wants HOST:PORT"):
  * host (hostlen bytes) and a port 0 to 65535. 0, or -1 with a reason in err. */

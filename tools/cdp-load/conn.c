@@ -17,21 +17,13 @@
 
 #define READ_CAP (1u << 20)
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static uint64_t mix_pick(const struct size_mix *m, uint64_t *rng)
+static uint64_t mix_pick(const struct size_mix *m, struct estimate_rng *rng)
 {
 	uint64_t r;
 
 	if (m->n == 1)
 		return m->size[0];
-	r = rng_next(rng) % m->total;
+	r = estimate_rng_next(rng) % m->total;
 	for (int i = 0; i < m->n; i++) {
 		if (r < m->weight[i])
 			return m->size[i];
@@ -70,7 +62,7 @@ static void send_frame(struct load_conn *c, int opcode, const void *const *parts
 		       const size_t *lens, int nparts)
 {
 	unsigned char mask[4], *o;
-	uint64_t r = rng_next(&c->rng), total = 0, off = 0;
+	uint64_t r = estimate_rng_next(&c->rng), total = 0, off = 0;
 	struct evbuffer_iovec v;
 	size_t hl;
 
@@ -137,7 +129,7 @@ static void send_command(struct load_conn *c)
 	for (int i = 0; i < nparts; i++)
 		c->bytes_up += lens[i];
 	c->sent++;
-	p->sent_ns = load_now_ns();
+	p->sent_ns = util_mono_ns();
 }
 
 static void begin_close(struct load_conn *c)
@@ -305,7 +297,7 @@ static void msg_data(struct load_conn *c, const unsigned char *p, size_t n)
 static void answered(struct load_conn *c)
 {
 	struct load *ld = c->ld;
-	uint64_t now = load_now_ns();
+	uint64_t now = util_mono_ns();
 
 	hist_add(&ld->rtt, now - c->ring[c->ring_head].sent_ns);
 	ld->last_ns = now;
@@ -478,7 +470,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	c->in_len += (size_t)n;
-	c->ld->progress_ns = load_now_ns();
+	c->ld->progress_ns = util_mono_ns();
 	if (c->state == C_HANDSHAKE && handshake(c) < 0)
 		return;
 	if (c->state == C_RUNNING || c->state == C_CLOSING)
@@ -531,7 +523,7 @@ void load_conn_start(struct load_conn *c)
 	c->in = xmalloc(c->in_cap);
 	c->out = evbuffer_new();
 	c->ring = xcalloc((size_t)c->ld->cfg.in_flight, sizeof *c->ring);
-	c->rng = c->ld->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)c->idx * 0xbf58476d1ce4e5b9ull + 1;
+	estimate_rng_seed(&c->rng, c->ld->cfg.seed * 1000003u + (uint64_t)c->idx);
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	sin.sin_port = htons((uint16_t)c->ld->cfg.port);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "hist.h"
 #include "wire.h"
 
@@ -66,7 +67,7 @@ struct load_conn {
 	unsigned ring_head, ring_n;
 	uint64_t next_id, sent, answered, events, flood_seq;
 	uint64_t bytes_up, bytes_down;
-	uint64_t rng;
+	struct estimate_rng rng;
 };
 
 struct load {
@@ -81,7 +82,6 @@ struct load {
 	char first_error[512];
 };
 
-uint64_t load_now_ns(void);
 
 /* conn.c: connects (c->idx, c->ld set; the rest zero but fd -1). */
 void load_conn_start(struct load_conn *c);

@@ -40,14 +40,6 @@ static void usage(FILE *out)
 	      "  --quiet             no histogram\n", out);
 }
 
-uint64_t load_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void load_fail(struct load *l, const char *fmt, ...)
 {
 	va_list ap;
@@ -73,7 +65,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	struct load *l = arg;
-	uint64_t now = load_now_ns(), missing = 0;
+	uint64_t now = util_mono_ns(), missing = 0;
 	double idle = (double)(now - l->progress_ns) / 1e9;
 
 	(void)fd;
@@ -102,7 +94,7 @@ void load_conn_connected(struct load_conn *c)
 	if (++l->connected < l->cfg.connections)
 		return;
 	l->running = 1;
-	l->start_ns = l->last_ns = l->progress_ns = load_now_ns();
+	l->start_ns = l->last_ns = l->progress_ns = util_mono_ns();
 	if (!l->cfg.count) {
 		tv.tv_sec = (time_t)l->cfg.duration;
 		tv.tv_usec = (suseconds_t)((l->cfg.duration - (double)tv.tv_sec) * 1e6);
@@ -339,7 +331,7 @@ int main(int argc, char **argv)
 	event_add(sigs[1], NULL);
 	tv.tv_sec = 1;
 	tv.tv_usec = 0;
-	ld.progress_ns = load_now_ns();
+	ld.progress_ns = util_mono_ns();
 	ld.watch = event_new(ld.base, -1, EV_PERSIST, on_watch, &ld);
 	evtimer_add(ld.watch, &tv);
 	for (int i = 0; i < cfg->connections; i++) {

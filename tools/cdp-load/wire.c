@@ -1,5 +1,5 @@
-/* wire: RFC 6455 framing, masking, handshake key, pattern and message layouts
- * shared by cdp-load and cdp-echo (cdp-echo compiles this file too). */
+/* wire: the byte pattern and the message layouts shared by cdp-load and
+ * cdp-echo (cdp-echo compiles this file too); framing is proxy/wsframe.c. */
 #include "wire.h"
 
 #include <stdio.h>
@@ -32,7 +32,6 @@ const char *wire_pattern(size_t n)
 	return pat;
 }
 
-/* SHA-1 (FIPS 180-1), only for the 60-byte handshake string. */
 /* Appends s (a literal) at o; returns the bytes written. */
 #define PUT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
 
