@@ -299,7 +299,7 @@ static void answered(struct load_conn *c)
 	struct load *ld = c->ld;
 	uint64_t now = util_mono_ns();
 
-	hist_add(&ld->rtt, now - c->ring[c->ring_head].sent_ns);
+	lat_hist_add(&ld->rtt, now - c->ring[c->ring_head].sent_ns);
 	ld->last_ns = now;
 	c->ring_head = (c->ring_head + 1) % (unsigned)ld->cfg.in_flight;
 	c->ring_n--;

@@ -12,30 +12,30 @@ static unsigned bucket(uint64_t v)
 {
 	unsigned e;
 
-	if (v < HIST_SUB)
+	if (v < LAT_HIST_SUB)
 		return (unsigned)v;
 	e = ilog2(v);  /* >= 6: width 2^(e-6), 64 buckets in [2^e, 2^(e+1)) */
 	if (e > 46)
-		return HIST_BUCKETS - 1;
-	return HIST_SUB + (e - 6) * HIST_SUB + (unsigned)((v >> (e - 6)) - HIST_SUB);
+		return LAT_HIST_BUCKETS - 1;
+	return LAT_HIST_SUB + (e - 6) * LAT_HIST_SUB + (unsigned)((v >> (e - 6)) - LAT_HIST_SUB);
 }
 
 static void bucket_range(unsigned i, uint64_t *low, uint64_t *width)
 {
 	unsigned e, sub;
 
-	if (i < HIST_SUB) {
+	if (i < LAT_HIST_SUB) {
 		*low = i;
 		*width = 1;
 		return;
 	}
-	e = (i - HIST_SUB) / HIST_SUB + 6;
-	sub = (i - HIST_SUB) % HIST_SUB;
-	*low = (uint64_t)(HIST_SUB + sub) << (e - 6);
+	e = (i - LAT_HIST_SUB) / LAT_HIST_SUB + 6;
+	sub = (i - LAT_HIST_SUB) % LAT_HIST_SUB;
+	*low = (uint64_t)(LAT_HIST_SUB + sub) << (e - 6);
 	*width = (uint64_t)1 << (e - 6);
 }
 
-void hist_add(struct hist *h, uint64_t v)
+void lat_hist_add(struct lat_hist *h, uint64_t v)
 {
 	if (!h->n || v < h->min)
 		h->min = v;
@@ -46,7 +46,7 @@ void hist_add(struct hist *h, uint64_t v)
 	h->b[bucket(v)]++;
 }
 
-uint64_t hist_quantile(const struct hist *h, double q)
+uint64_t lat_hist_quantile(const struct lat_hist *h, double q)
 {
 	uint64_t rank = (uint64_t)(q * (double)h->n + 0.999999), seen = 0, low, width, mid;
 
@@ -54,7 +54,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		return 0;
 	if (rank < 1)
 		rank = 1;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < LAT_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
 			bucket_range(i, &low, &width);
@@ -67,13 +67,13 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
-void hist_print(const struct hist *h, FILE *out, uint64_t unit, const char *unit_name)
+void lat_hist_print(const struct lat_hist *h, FILE *out, uint64_t unit, const char *unit_name)
 {
 	uint64_t log2b[64], peak = 0, low, width;
 	int first = 64, last = -1;
 
 	memset(log2b, 0, sizeof log2b);
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < LAT_HIST_BUCKETS; i++) {
 		unsigned k;
 		if (!h->b[i])
 			continue;

@@ -75,7 +75,7 @@ struct load {
 	struct event_base *base;
 	struct load_conn *conns;
 	struct event *deadline, *watch;
-	struct hist rtt;
+	struct lat_hist rtt;
 	const char *pattern;        /* wire_pattern() for the largest message */
 	uint64_t start_ns, last_ns, progress_ns;  /* progress: last byte in */
 	int connected, running, finished, stopping, failed;

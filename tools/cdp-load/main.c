@@ -256,7 +256,7 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
 		   uint64_t up, uint64_t down, double secs)
 {
-	const struct hist *h = &l->rtt;
+	const struct lat_hist *h = &l->rtt;
 
 	fprintf(out, "cdp-load: ws://%s%s, %d connection%s x %d in flight%s\n", l->cfg.hostport,
 		l->cfg.path, l->cfg.connections, l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight,
@@ -267,16 +267,16 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 	if (events)
 		fprintf(out, "  %" PRIu64 " events: %.0f/s\n", events, (double)events / secs);
 	fprintf(out, "  round trip (us): min %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
-		"max %.1f  mean %.1f\n", (double)h->min / 1e3, (double)hist_quantile(h, 0.5) / 1e3,
-		(double)hist_quantile(h, 0.9) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
-		(double)hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+		"max %.1f  mean %.1f\n", (double)h->min / 1e3, (double)lat_hist_quantile(h, 0.5) / 1e3,
+		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
+		(double)lat_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
 		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
 }
 
 static void write_json(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
 		       uint64_t up, uint64_t down, double secs)
 {
-	const struct hist *h = &l->rtt;
+	const struct lat_hist *h = &l->rtt;
 
 	fprintf(out, "{\"ok\":%s,\"error\":\"", l->failed ? "false" : "true");
 	for (const char *p = l->first_error; *p; p++) {
@@ -291,9 +291,9 @@ static void write_json(FILE *out, const struct load *l, uint64_t answered, uint6
 		"\"p999\":%.3f,\"max\":%.3f,\"mean\":%.3f}}\n",
 		l->cfg.connections, l->cfg.in_flight, secs, answered, (double)answered / secs, events,
 		(double)events / secs, up, down, (double)up / secs / 1e6, (double)down / secs / 1e6,
-		h->n, (double)h->min / 1e3, (double)hist_quantile(h, 0.5) / 1e3,
-		(double)hist_quantile(h, 0.9) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
-		(double)hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+		h->n, (double)h->min / 1e3, (double)lat_hist_quantile(h, 0.5) / 1e3,
+		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
+		(double)lat_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
 		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
 }
 
@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
 	report(stderr, &ld, answered, events, up, down, secs);
 	if (!quiet && ld.rtt.n)
-		hist_print(&ld.rtt, stderr, 1000, "us");
+		lat_hist_print(&ld.rtt, stderr, 1000, "us");
 	if (ld.failed)
 		fprintf(stderr, "  FAILED: %s\n", ld.first_error);
 	else
