@@ -56,6 +56,20 @@ async function closesAfter(clients, killedAt) {
   return out;
 }
 
+// Both clients saw a close within CLOSE_WITHIN_MS of the kill; through the
+// proxy, with 1011 and a reason.
+function assertCloses(closes, { proxied }) {
+  for (const name of ['browser', 'page']) {
+    const c = closes[name];
+    assert.ok(c, `${name} client saw a close at all`);
+    assert.ok(c.after <= CLOSE_WITHIN_MS, `${name} client closed ${c.after} ms after the kill (limit ${CLOSE_WITHIN_MS})`);
+    if (proxied) {
+      assert.equal(c.code, 1011, `${name} client close code 1011 (got ${c.code} "${c.reason}")`);
+      assert.ok(c.reason.length > 0, `${name} close has a reason`);
+    }
+  }
+}
+
 test('--launch: SIGKILL Chromium mid-command; clients closed, proxy relaunches, nothing left', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1 (needs the proxy)' }, async (t) => {
   const proxy = await h.startProxy({ launch: true });
   let stopped = false;
@@ -70,13 +84,7 @@ test('--launch: SIGKILL Chromium mid-command; clients closed, proxy relaunches, 
     process.kill(first, 'SIGKILL');
     const closes = await closesAfter(clients, killedAt);
     t.diagnostic(`closes: ${JSON.stringify(closes)}`);
-    for (const name of ['browser', 'page']) {
-      const c = closes[name];
-      assert.ok(c, `${name} client saw a close at all`);
-      assert.ok(c.after <= CLOSE_WITHIN_MS, `${name} client closed ${c.after} ms after the kill (limit ${CLOSE_WITHIN_MS})`);
-      assert.equal(c.code, 1011, `${name} client close code 1011 (got ${c.code} "${c.reason}")`);
-      assert.ok(c.reason.length > 0, `${name} close has a reason`);
-    }
+    assertCloses(closes, { proxied: true });
     await assert.rejects(clients.inflight, /closed/, 'the in-flight command fails with the close');
 
     // A new client works: the proxy starts a new Chromium.
@@ -134,15 +142,7 @@ test('--upstream: Chromium killed; clients closed promptly, proxy stays up', ALL
     process.kill(-env.chrome.pgid, 'SIGKILL');
     const closes = await closesAfter(clients, killedAt);
     t.diagnostic(`closes: ${JSON.stringify(closes)}`);
-    for (const name of ['browser', 'page']) {
-      const c = closes[name];
-      assert.ok(c, `${name} client saw a close at all`);
-      assert.ok(c.after <= CLOSE_WITHIN_MS, `${name} client closed ${c.after} ms after the kill (limit ${CLOSE_WITHIN_MS})`);
-      if (!env.direct) {
-        assert.equal(c.code, 1011, `${name} client close code 1011 (got ${c.code} "${c.reason}")`);
-        assert.ok(c.reason.length > 0, `${name} close has a reason`);
-      }
-    }
+    assertCloses(closes, { proxied: !env.direct });
     await assert.rejects(clients.inflight, /closed/, 'the in-flight command fails with the close');
     if (!env.direct) {
       assert.equal(env.proxy.exited(), null, 'proxy still running');
