@@ -31,12 +31,7 @@ function pattern(n) {
   return b;
 }
 
-function putPolicy(endpoint, body) {
-  return h.httpRequest(`${endpoint}/proxy/policy`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  }).then((r) => ({ ...r, json: JSON.parse(r.body) }));
-}
+const putPolicy = h.putPolicy;
 
 // The client's own session of a page target in /proxy/stats: the one whose
 // client enabled Page (a client's extra CDP sessions on the target do not).

@@ -23,13 +23,7 @@ const LARGE = 200 * 1024;
 let env;
 const has = (o, k) => !!o && Object.prototype.hasOwnProperty.call(o, k);
 
-async function putPolicy(body) {
-  const r = await h.httpRequest(`${env.endpoint}/proxy/policy`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { ...r, json: JSON.parse(r.body) };
-}
+const putPolicy = (body) => h.putPolicy(env.endpoint, body);
 
 // PUTs {"name": name} and checks the answer; returns the new generation.
 async function switchTo(name, gens) {

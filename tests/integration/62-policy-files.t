@@ -161,10 +161,7 @@ test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the 
     const before = await h.getJSON(`${proxy.httpURL}/proxy/policy`);
     assert.deepEqual([before.name, before.gen], ['no-network', 1], 'started with no-network');
 
-    const put = async (body) => {
-      const r = await h.httpRequest(`${proxy.httpURL}/proxy/policy`, { method: 'PUT', body });
-      return { status: r.status, json: JSON.parse(r.body) };
-    };
+    const put = (body) => h.putPolicy(proxy.httpURL, body);
     let r = await put(JSON.stringify({ name: 'x', rules: [{ method: 'Network.enable', action: 'delay', ms: '100' }] }));
     assert.equal(r.status, 400, 'wrong type: 400');
     assert.equal(r.json.error, 'PUT /proxy/policy: $.rules[0].ms: delay needs milliseconds, an integer from 0 to 600000, not a string', 'source, JSON path and reason');

@@ -515,11 +515,21 @@ function sha256(data) {
   return crypto.createHash('sha256').update(data).digest('hex');
 }
 
+// PUT /proxy/policy with body (an object, or text as it is): the reply with
+// its JSON parsed.
+async function putPolicy(endpoint, body) {
+  const r = await httpRequest(`${endpoint}/proxy/policy`, {
+    method: 'PUT', headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { ...r, json: JSON.parse(r.body) };
+}
+
 module.exports = {
   ROOT, PROXY_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
   procStat, alive, descendants, groupMembers, cmdline, allPids,
   startChrome, startProxy, startServer, setup,
-  httpRequest, getJSON, readLog, wsConnect, RawCDP,
+  httpRequest, getJSON, putPolicy, readLog, wsConnect, RawCDP,
   checkProxyExit, closesOf, sha256,
 };
