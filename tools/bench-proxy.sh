@@ -288,7 +288,8 @@ stop cdp-echo
 if [ "$CHROME" = 1 ] && [ -x "$CHROMIUM" ]; then
 	profile=$TMP/chromium-profile
 	mkdir -p "$profile"
-	start chromium setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+	# TMPDIR in the profile: Chromium leaves its singleton socket's directory there.
+	start chromium env TMPDIR="$profile" setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$profile" --remote-debugging-port=0 about:blank
 	for i in $(seq 300); do
