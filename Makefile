@@ -10,7 +10,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
            $(EXTRA_CFLAGS) -Iproxy
 # Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
 # exist once `deps` has run, so targets build through a sub-make after it.
-LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 B       := build
 
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))

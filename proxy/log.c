@@ -1,9 +1,14 @@
-/* log: JSON Lines records of every message and connection, buffered so that a
- * record costs a few appends to memory and the disk sees large writes. */
+/* log: JSON Lines records of every message and connection. The proxy's
+ * thread formats records into a buffer; full buffers go, in order, to a writer
+ * thread that writes them to the file, so that neither the cost of the write
+ * nor a slow disk holds up forwarding. A bounded number of buffers wait for
+ * the writer; when all are taken the proxy waits too: nothing is dropped. */
 #include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +18,97 @@
 #include "redact.h"
 #include "util.h"
 
-#define LOG_FLUSH_AT (64 * 1024)
+#define LOG_FLUSH_AT (64 * 1024)  /* a buffer this full goes to the writer */
+#define LOG_BUFS_MAX 16           /* buffers waiting for the writer, at most */
+
+/* A buffer handed to the writer, or written and kept for reuse. */
+struct log_buf {
+	char *data;
+	size_t len, cap;
+	struct log_buf *next;
+};
 
 struct log {
 	int fd;
 	size_t body_max;
 	uint64_t gen;
 	int secrets;
-	char *buf;
+	char *buf;                    /* the buffer records are formatted into */
 	size_t len, cap;
 	uint64_t t_last;              /* the last record's time, and its digits */
 	char t_digits[24];
 	size_t t_len;
+	/* Shared with the writer thread, under mu. */
+	pthread_t writer;
+	pthread_mutex_t mu;
+	pthread_cond_t work, room;    /* the writer has work; a buffer came free */
+	struct log_buf *head, *tail;  /* handed over, to be written in this order */
+	struct log_buf *spare;        /* written, for reuse */
+	unsigned handed;              /* handed over and not yet written */
+	int stop;
 };
+
+static void log_destroy(struct log *lg);
+
+static void write_all(int fd, const char *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "cdpproxy: log write failed: %s\n", strerror(errno));
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+/* The writer thread: writes what is handed over until told to stop and all
+ * is written. */
+static void *log_writer(void *arg)
+{
+	struct log *lg = arg;
+
+	pthread_mutex_lock(&lg->mu);
+	for (;;) {
+		struct log_buf *b = lg->head;
+		if (!b) {
+			if (lg->stop)
+				break;
+			pthread_cond_wait(&lg->work, &lg->mu);
+			continue;
+		}
+		lg->head = b->next;
+		if (!lg->head)
+			lg->tail = NULL;
+		pthread_mutex_unlock(&lg->mu);
+		write_all(lg->fd, b->data, b->len);
+		pthread_mutex_lock(&lg->mu);
+		b->len = 0;
+		b->next = lg->spare;
+		lg->spare = b;
+		lg->handed--;
+		pthread_cond_signal(&lg->room);
+	}
+	pthread_mutex_unlock(&lg->mu);
+	return NULL;
+}
+
+/* Starts the writer with every signal blocked: they are the main thread's. */
+static int start_writer(struct log *lg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&lg->writer, NULL, log_writer, lg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
 
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen)
 {
@@ -47,6 +130,14 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 	lg->body_max = body_max;
 	lg->cap = 2 * LOG_FLUSH_AT;
 	lg->buf = xmalloc(lg->cap);
+	pthread_mutex_init(&lg->mu, NULL);
+	pthread_cond_init(&lg->work, NULL);
+	pthread_cond_init(&lg->room, NULL);
+	if ((errno = start_writer(lg)) != 0) {
+		snprintf(err, errlen, "cannot start the log writer for %s: %s", path, strerror(errno));
+		log_destroy(lg);
+		return NULL;
+	}
 	return lg;
 }
 
@@ -316,21 +407,63 @@ void log_set_gen(struct log *lg, uint64_t gen)
 	lg->gen = gen;
 }
 
+/* Hands the buffer to the writer and takes a written one (or a new one) to
+ * go on with; waits while LOG_BUFS_MAX are still to be written. */
 void log_flush(struct log *lg)
 {
-	size_t off = 0;
+	struct log_buf *b;
 
-	while (off < lg->len) {
-		ssize_t n = write(lg->fd, lg->buf + off, lg->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "cdpproxy: log write failed: %s\n", strerror(errno));
-			break;
-		}
-		off += (size_t)n;
+	if (!lg->len)
+		return;
+	pthread_mutex_lock(&lg->mu);
+	while (lg->handed >= LOG_BUFS_MAX)
+		pthread_cond_wait(&lg->room, &lg->mu);
+	if ((b = lg->spare))
+		lg->spare = b->next;
+	pthread_mutex_unlock(&lg->mu);
+	if (!b) {
+		b = xmalloc(sizeof *b);
+		b->data = xmalloc(2 * LOG_FLUSH_AT);
+		b->cap = 2 * LOG_FLUSH_AT;
 	}
-	lg->len = 0;
+	/* The full buffer goes in b; the proxy goes on in b's old one. */
+	{
+		char *data = b->data;
+		size_t cap = b->cap;
+		b->data = lg->buf;
+		b->cap = lg->cap;
+		b->len = lg->len;
+		b->next = NULL;
+		lg->buf = data;
+		lg->cap = cap;
+		lg->len = 0;
+	}
+	pthread_mutex_lock(&lg->mu);
+	if (lg->tail)
+		lg->tail->next = b;
+	else
+		lg->head = b;
+	lg->tail = b;
+	lg->handed++;
+	pthread_cond_signal(&lg->work);
+	pthread_mutex_unlock(&lg->mu);
+}
+
+/* Frees lg and its buffers; the writer is not running. */
+static void log_destroy(struct log *lg)
+{
+	while (lg->spare) {
+		struct log_buf *b = lg->spare;
+		lg->spare = b->next;
+		free(b->data);
+		free(b);
+	}
+	pthread_cond_destroy(&lg->room);
+	pthread_cond_destroy(&lg->work);
+	pthread_mutex_destroy(&lg->mu);
+	close(lg->fd);
+	free(lg->buf);
+	free(lg);
 }
 
 void log_close(struct log *lg)
@@ -338,7 +471,10 @@ void log_close(struct log *lg)
 	if (!lg)
 		return;
 	log_flush(lg);
-	close(lg->fd);
-	free(lg->buf);
-	free(lg);
+	pthread_mutex_lock(&lg->mu);
+	lg->stop = 1;
+	pthread_cond_signal(&lg->work);
+	pthread_mutex_unlock(&lg->mu);
+	pthread_join(lg->writer, NULL);
+	log_destroy(lg);
 }

@@ -1,4 +1,5 @@
-/* log: JSON Lines records of every message and connection, buffered. */
+/* log: JSON Lines records of every message and connection, buffered, and
+ * written to the file by a thread of the log's own (log.c). */
 #ifndef CDPPROXY_LOG_H
 #define CDPPROXY_LOG_H
 
@@ -41,9 +42,10 @@ void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
 void log_show_secrets(struct log *lg);
 /* Every record from now on carries "gen": the policy generation. */
 void log_set_gen(struct log *lg, uint64_t gen);
-/* Writes out what is buffered. */
+/* Hands what is buffered to the writer thread, which writes it soon after;
+ * waits only while the writer is that far behind (log.c's LOG_BUFS_MAX). */
 void log_flush(struct log *lg);
-/* Flushes, closes and frees; NULL is fine. */
+/* Flushes, waits until all is written, closes and frees; NULL is fine. */
 void log_close(struct log *lg);
 
 #endif
