@@ -8,8 +8,9 @@
 
 #include <jansson.h>
 
-/* One forwarded message. Strings are decoded bytes (not NUL-terminated);
- * NULL leaves the field out. */
+/* One forwarded message. dir, kind and action are short names (16 bytes at
+ * most, NUL-terminated); method, session and body are decoded bytes (not
+ * NUL-terminated). NULL leaves a field out. */
 struct log_rec {
 	uint64_t t;               /* wall clock, us; 0: now */
 	uint64_t conn;

@@ -245,6 +245,45 @@ static void test_fields(void)
 	json_decref(all);
 }
 
+/* Numbers are written digit by digit where they go: every length, both
+ * signs, the extremes. */
+static void test_numbers(void)
+{
+	enum { N = 2 * 19 + 2 };
+	struct log_rec recs[N];
+	int64_t id[N];
+	uint64_t bytes[N], p = 1;
+	json_t *all;
+	char *text;
+	int same = 0;
+
+	for (int k = 0; k < 19; k++, p *= 10) {   /* 10^k - 1 and -10^k; bytes 10^k */
+		id[2 * k] = (int64_t)(p - 1);
+		id[2 * k + 1] = -(int64_t)p;
+		bytes[2 * k] = p - 1;
+		bytes[2 * k + 1] = p;
+	}
+	id[N - 2] = INT64_MIN;
+	bytes[N - 2] = (uint64_t)INT64_MAX;
+	id[N - 1] = INT64_MAX;
+	bytes[N - 1] = UINT64_MAX;   /* jansson reads no such number: the text is checked */
+	for (int i = 0; i < N; i++)
+		recs[i] = (struct log_rec){ .conn = (uint64_t)i, .dir = "up", .kind = "command",
+					    .has_id = 1, .id = id[i], .bytes = bytes[i] };
+	all = log_these("numbers.log", 0, recs, N);
+	for (int i = 0; i < N - 1; i++) {
+		json_t *r = json_array_get(all, (size_t)i);
+		same += jint(r, "id") == id[i] && jint(r, "conn") == i &&
+			(uint64_t)jint(r, "bytes") == bytes[i];
+	}
+	is_int(same, N - 1, "ids 0, 9, 99 ... -1, -10 ... INT64_MIN, bytes 0, 9, 10 ... INT64_MAX read back");
+	text = slurp(path, NULL);
+	ok(text && strstr(text, "\"id\":9223372036854775807,\"bytes\":18446744073709551615}"),
+	   "id INT64_MAX and bytes UINT64_MAX in full");
+	free(text);
+	json_decref(all);
+}
+
 static void test_escapes(void)
 {
 	static const char nasty[] = "q\"b\\s/n\nt\tc\x01\x1f" "del\x7f" "nul\0e\xc3\xa9" "x\xf0\x9f\x98\x80";
@@ -304,30 +343,38 @@ static void test_escape_positions(void)
 		{ "\"", "\"" }, { "\\", "\\" }, { "\x01", "\x01" }, { "\x7f", "\x7f" },
 		{ "\xc3\xa9", "\xc3\xa9" }, { "\xff", "\xef\xbf\xbd" },
 	};
-	char in[64], want[64];
-	int bad = 0;
+	/* Short ones take the zero-padded look, long ones 16 bytes at a time and
+	 * then a short rest. */
+	static const size_t lens[] = { 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 50 };
+	char want[64];
+	int bad = 0, n = 0;
 
+	for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
 	for (size_t k = 0; k < sizeof special / sizeof special[0]; k++) {
-		size_t sl = strlen(special[k].bytes), jl = strlen(special[k].json);
-		for (size_t at = 0; at + sl <= 50; at++) {
+		size_t len = lens[li], sl = strlen(special[k].bytes), jl = strlen(special[k].json);
+		for (size_t at = 0; at + sl <= len; at++) {
+			/* exactly len bytes, so ASan sees a read past the end */
+			char *in = xmalloc(len);
 			struct log_rec rec = { .conn = 1, .dir = "up", .kind = "command",
-					       .method = in, .method_len = 50, .bytes = 1 };
+					       .method = in, .method_len = len, .bytes = 1 };
 			json_t *all, *r;
-			memset(in, 'a' + (int)(at % 26), 50);
+			memset(in, 'a' + (int)(at % 26), len);
 			memcpy(in + at, special[k].bytes, sl);
 			memcpy(want, in, at);
 			memcpy(want + at, special[k].json, jl);
-			memcpy(want + at + jl, in + at + sl, 50 - at - sl);
+			memcpy(want + at + jl, in + at + sl, len - at - sl);
 			all = log_these("positions.log", 0, &rec, 1);
 			r = json_array_get(all, 0);
-			if (!jbytes(r, "method", want, 50 - sl + jl)) {
-				printf("# special %zu at %zu: method does not round-trip\n", k, at);
+			if (!jbytes(r, "method", want, len - sl + jl)) {
+				printf("# special %zu at %zu of %zu: method does not round-trip\n", k, at, len);
 				bad++;
 			}
+			n++;
 			json_decref(all);
+			free(in);
 		}
 	}
-	ok(!bad, "a byte needing care at any place of a long string comes out right");
+	ok(!bad, "a byte needing care at any place of a string of any length comes out right (%d cases)", n);
 }
 
 static void test_bodies(void)
@@ -543,7 +590,7 @@ static void cleanup(void)
 {
 	static const char *const names[] = {
 		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log", "positions.log",
-		"bodies.log", "big.log", "events.log", "policy.log", "many.log", "flush.log",
+		"bodies.log", "big.log", "events.log", "policy.log", "many.log", "flush.log", "numbers.log",
 	};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -560,6 +607,7 @@ int main(void)
 	test_open_mode();
 	test_open_errors();
 	test_fields();
+	test_numbers();
 	test_escapes();
 	test_not_utf8();
 	test_escape_positions();
