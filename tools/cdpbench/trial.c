@@ -54,6 +54,12 @@ static int page_target(int port, char *ws_url, size_t urllen, char *target, size
 
 		if (httpc_get(LOCAL, port, "GET", "/json/list", 5000, &status, &body, err, errlen) < 0)
 			return -1;
+		if (status != 200) {   /* a 403 or 503 is an answer, not a wait */
+			snprintf(err, errlen, "GET /json/list on port %d: HTTP %d: %.160s", port,
+				 status, body ? body : "");
+			free(body);
+			return -1;
+		}
 		list = json_loads(body, 0, NULL);
 		free(body);
 		json_array_foreach(list, i, t) {
