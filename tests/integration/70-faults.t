@@ -1,7 +1,8 @@
 #!/bin/sh
 ':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
-// Faults: an upstream that never answers, bad frames and a client that
+// Faults: an upstream that never answers, bad frames (binary ones also
+// through a fake upstream, as Chrome refuses them) and a client that
 // vanishes mid-message, 1,000 connect/disconnect cycles (RSS back to its
 // start), 64 concurrent clients each driving its own page, SIGTERM with open
 // connections. SOAK=1 makes the cycle count 20,000 (`make soak`).
@@ -75,17 +76,62 @@ test('invalid JSON and binary frames are forwarded untouched, logged, and the pr
   assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === 3), 'the binary frame is logged as binary');
 });
 
+test('binary frames pass both ways as binary, byte for byte (a fake upstream: Chrome refuses them)', ALL, async () => {
+  const { WebSocketServer } = h.client('ws');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise((r) => wss.once('listening', r));
+  const got = [];
+  const up = Buffer.from([1, 2, 3, 0, 200]), down = Buffer.from([9, 8, 7, 0, 255, 10]);
+  wss.on('connection', (s) => s.on('message', (data, isBinary) => {
+    got.push({ data: Buffer.from(data), isBinary });
+    s.send(down, { binary: true });
+  }));
+  const proxy = await h.startProxy({ upstreamPort: wss.address().port });
+  try {
+    const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/fake`);
+    const back = new Promise((resolve) => ws.once('message', (data, isBinary) => resolve({ data: Buffer.from(data), isBinary })));
+    ws.send(up, { binary: true });
+    const reply = await Promise.race([back, h.sleep(5000).then(() => null)]);
+    assert.equal(got.length, 1, 'the peer gets one message');
+    assert.ok(got[0].isBinary && got[0].data.equals(up), `the peer gets it as binary, byte for byte: ${JSON.stringify(got[0])}`);
+    assert.ok(reply && reply.isBinary && reply.data.equals(down), `the client gets the answer as binary, byte for byte: ${JSON.stringify(reply)}`);
+    ws.close();
+    await h.sleep(300);
+    const log = h.readLog(proxy.logPath);
+    assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === up.length), 'logged up as binary');
+    assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'down' && r.bytes === down.length), 'logged down as binary');
+  } finally {
+    const result = await proxy.stop();
+    proxy.removeDir();
+    wss.close();
+    assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  }
+});
+
 test('a client that vanishes mid-message: the proxy keeps serving', ALL, async () => {
   const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const seen = h.readLog(env.proxy.logPath).length;
   const ws = await h.wsConnect(version.webSocketDebuggerUrl);
-  ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: `'${'z'.repeat(20 << 20)}'.length` } }));
-  await h.sleep(20);   // part of the 20 MiB frame is on its way
+  // By hand, so that it surely stops mid-message: the header of a masked
+  // 20 MiB text frame and 1 MiB of its payload, then the socket is gone.
+  const header = Buffer.alloc(14);
+  header[0] = 0x81;
+  header[1] = 0x80 | 127;
+  header.writeBigUInt64BE(BigInt(20 << 20), 2);
+  ws._socket.write(Buffer.concat([header, Buffer.alloc(1 << 20, 0x20)]));   // mask 0: spaces stay spaces
+  await h.sleep(200);
   ws._socket.destroy();
   await h.sleep(300);
   assert.equal(env.proxy.exited(), null, 'the proxy is still running');
   const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
   assert.match((await cdp.call('Browser.getVersion')).product, /Chrome\//, 'the next client is served');
   await cdp.close();
+  await h.sleep(300);
+  const log = h.readLog(env.proxy.logPath).slice(seen);
+  const conn = log.find((r) => r.kind === 'open').conn;   // the vanished client's
+  assert.ok(!log.some((r) => r.conn === conn && r.dir === 'up'), 'nothing of the cut message is forwarded or logged');
+  const close = log.find((r) => r.kind === 'close' && r.conn === conn && r.side === 'client');
+  assert.match(close ? close.reason : '(no close record)', /went away without a close/, 'its close is logged as the client going away');
 });
 
 test(`${CYCLES} connect/disconnect cycles: RSS back to its start`, ALL, async (t) => {
