@@ -2,6 +2,7 @@
  * sizes from a mix, for a duration or a count; reports rate, MB/s and a
  * round-trip histogram, and fails unless every answer came once, in order,
  * byte for byte as expected. */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -143,21 +144,27 @@ static int parse_mix(const char *s, struct size_mix *m, char *err, size_t errlen
 
 static int parse_url(const char *url, struct load_cfg *cfg, char *err, size_t errlen)
 {
-	const char *hp = url + 5, *slash, *colon;
+	const char *hp = url + 5, *slash;
+	struct in_addr a;
 
 	if (strncmp(url, "ws://", 5) || !(slash = strchr(hp, '/')) ||
-	    !(colon = memchr(hp, ':', (size_t)(slash - hp))) || colon == hp ||
-	    (size_t)(colon - hp) >= sizeof cfg->host) {
+	    (size_t)(slash - hp) >= sizeof cfg->hostport) {
 		snprintf(err, errlen, "'%s' is not ws://HOST:PORT/PATH", url);
 		return -1;
 	}
-	snprintf(cfg->host, sizeof cfg->host, "%.*s", (int)(colon - hp), hp);
-	if (!strcmp(cfg->host, "localhost"))
-		snprintf(cfg->host, sizeof cfg->host, "127.0.0.1");
 	snprintf(cfg->hostport, sizeof cfg->hostport, "%.*s", (int)(slash - hp), hp);
 	snprintf(cfg->path, sizeof cfg->path, "%s", slash);
-	cfg->port = atoi(colon + 1);
-	if (cfg->port <= 0 || cfg->port > 65535) {
+	if (util_parse_hostport("the URL", cfg->hostport, cfg->host, sizeof cfg->host, &cfg->port,
+				err, errlen) < 0)
+		return -1;
+	if (!strcmp(cfg->host, "localhost"))
+		snprintf(cfg->host, sizeof cfg->host, "127.0.0.1");
+	/* It connects to an IPv4 address: a name would be connected to as 0.0.0.0. */
+	if (inet_pton(AF_INET, cfg->host, &a) != 1) {
+		snprintf(err, errlen, "'%s': HOST must be an IPv4 address or localhost", url);
+		return -1;
+	}
+	if (cfg->port == 0) {
 		snprintf(err, errlen, "'%s': bad port", url);
 		return -1;
 	}
