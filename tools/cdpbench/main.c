@@ -109,8 +109,7 @@ static int print_replay(const char *path)
 		return 1;
 	}
 	if (lossy)
-		fprintf(stderr, "cdpbench: %s: some commands have no params in the log (run cdpproxy "
-			"with --log-bodies); they replay with {}\n", path);
+		replay_warn_lossy(path);
 	out = replay_format(cmds, n);
 	fputs(out, stdout);
 	free(out);

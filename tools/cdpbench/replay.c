@@ -340,3 +340,9 @@ char *replay_bind_target(const char *params, const char *target_id)
 	out[n] = '\0';
 	return out;
 }
+
+void replay_warn_lossy(const char *path)
+{
+	fprintf(stderr, "cdpbench: %s: some commands have no params in the log (run cdpproxy "
+		"with --log-bodies); they replay with {}\n", path);
+}

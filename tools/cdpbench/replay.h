@@ -22,6 +22,8 @@ int replay_parse(const char *text, size_t len, const char *origin,
 /* Reads and parses the file at path (see replay_parse). */
 int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
 		char *err, size_t errlen);
+/* Says on stderr that path's commands without params in the log replay with {}. */
+void replay_warn_lossy(const char *path);
 
 void replay_free(struct scenario_cmd *cmds, size_t n);
 

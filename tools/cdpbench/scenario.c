@@ -123,6 +123,8 @@ static int load_replay_into(struct scenario *s, const char *path, char *err, siz
 
 	if (replay_load(path, &s->cmds, &s->ncmds, &lossy, err, errlen) < 0)
 		return -1;
+	if (lossy)   /* the run goes on: enables mostly have no params anyway */
+		replay_warn_lossy(path);
 	s->source = xstrdup(path);
 	return 0;
 }
