@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -177,21 +178,43 @@ static void test_open_errors(void)
 	ok(strstr(err, p) != NULL, "under a file: reason names the path: %.200s", err);
 	log_close(lg);
 
-	/* Permissions stop everyone but root. */
+	/* Permissions stop everyone but root: as root, a child that has become
+	 * nobody (uid 65534) tries, and says by its exit status how it went. */
+	snprintf(p, sizeof p, "%s/ro", dir);
+	mkdir(p, 0555);
+	chmod(p, 0555);
+	chmod(dir, 0711);   /* others may pass through to ro, not write in it */
+	snprintf(p, sizeof p, "%s/ro/x.log", dir);
 	if (geteuid() != 0) {
-		snprintf(p, sizeof p, "%s/ro", dir);
-		mkdir(p, 0500);
-		snprintf(p, sizeof p, "%s/ro/x.log", dir);
 		strcpy(err, "(unset)");
 		lg = log_open(p, 0, err, sizeof err);
 		ok(lg == NULL, "log_open in a read-only directory fails");
 		ok(strstr(err, p) != NULL, "read-only directory: reason names the path: %.200s", err);
+		ok(strstr(err, strerror(EACCES)) != NULL, "read-only directory: reason says why");
 		log_close(lg);
-		snprintf(p, sizeof p, "%s/ro", dir);
-		rmdir(p);
 	} else {
-		ok(1, "# SKIP root writes into read-only directories");
+		pid_t pid = fork();
+		int st = 0;
+		if (pid == 0) {
+			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(3);
+			strcpy(err, "(unset)");
+			lg = log_open(p, 0, err, sizeof err);
+			_exit(lg ? 1 : !strstr(err, p) || !strstr(err, strerror(EACCES)) ? 2 : 0);
+		}
+		waitpid(pid, &st, 0);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 3) {
+			ok(1, "# SKIP root cannot become nobody here");
+		} else {
+			ok(WIFEXITED(st) && WEXITSTATUS(st) != 1,
+			   "log_open in a read-only directory fails (as nobody, from root)");
+			ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			   "read-only directory: reason names the path and says why (status %d)", st);
+		}
 	}
+	chmod(dir, 0700);
+	snprintf(p, sizeof p, "%s/ro", dir);
+	rmdir(p);
 }
 
 static void test_fields(void)
