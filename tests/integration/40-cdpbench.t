@@ -9,7 +9,6 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./lib/harness');
@@ -26,7 +25,7 @@ function cdpbench(args, timeout) {
       reject(new Error(`${CDPBENCH} not found: run make (or set CDPBENCH_BIN)`));
       return;
     }
-    const child = spawn(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = h.spawnTracked(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     let stdout = '';
     let stderr = '';

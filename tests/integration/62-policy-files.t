@@ -9,7 +9,7 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
@@ -25,7 +25,7 @@ let tmp;
 // kills it by PID otherwise. Resolves {code, signal, stdout, stderr, timedOut}.
 function runProxy(args, timeout = 10000) {
   return new Promise((resolve) => {
-    const child = spawn(h.PROXY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = h.spawnTracked(h.PROXY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

@@ -9,7 +9,6 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./lib/harness');
@@ -26,7 +25,7 @@ function rssKiB(pid) {
 }
 
 test('a client reading slowly: bounded memory, every event delivered in order', ALL, async (t) => {
-  const echo = spawn(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   echo.stdout.on('data', (d) => { out += d; });
   echo.stderr.on('data', (d) => { out += d; });

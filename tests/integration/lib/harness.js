@@ -139,6 +139,23 @@ function tail(stream, max = 64 * 1024) {
   return () => buf.slice(-max);
 }
 
+// SIGKILLs pid's descendants (in whatever group) and the group pid leads.
+function killTree(pid) {
+  for (const p of descendants(pid)) killQuiet(p, 'SIGKILL');
+  killQuiet(-pid, 'SIGKILL');
+}
+
+// spawn() for a test's own helper process (cdp-echo, cdpbench, a proxy run
+// to completion): in a group of its own and registered for the emergency
+// cleanup, so that it and what it started go if the test ends first.
+function spawnTracked(cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { ...opts, detached: true });
+  const kill = () => killTree(child.pid);
+  cleanups.add(kill);
+  child.once('exit', () => cleanups.delete(kill));
+  return child;
+}
+
 // --- Chromium ----------------------------------------------------------------
 
 // Starts headless Chromium on --remote-debugging-port=0 in its own process
@@ -227,10 +244,7 @@ async function startProxy({ upstreamPort, launch = false, args = [], timeout = 2
   const stdout = tail(child.stdout);
   let exited = null;
   child.once('exit', (code, signal) => { exited = { code, signal }; });
-  const killAll = () => {
-    for (const p of descendants(child.pid)) killQuiet(p, 'SIGKILL');
-    killQuiet(-pgid, 'SIGKILL');
-  };
+  const killAll = () => killTree(pgid);
   cleanups.add(killAll);
 
   let port;
@@ -529,7 +543,7 @@ module.exports = {
   ROOT, PROXY_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
   procStat, alive, descendants, groupMembers, cmdline, allPids,
-  startChrome, startProxy, startServer, setup,
+  startChrome, startProxy, startServer, setup, spawnTracked,
   httpRequest, getJSON, putPolicy, readLog, wsConnect, RawCDP,
   checkProxyExit, closesOf, sha256,
 };
