@@ -33,8 +33,7 @@ struct log {
 	size_t body_max;
 	uint64_t gen;
 	int secrets;
-	char *buf;                    /* the buffer records are formatted into */
-	size_t len, cap;
+	struct log_buf *cur;          /* the buffer records are formatted into */
 	uint64_t t_last;              /* the last record's time, and its digits */
 	char t_digits[24];
 	size_t t_len;
@@ -49,6 +48,15 @@ struct log {
 };
 
 static void log_destroy(struct log *lg);
+
+static struct log_buf *log_buf_new(void)
+{
+	struct log_buf *b = xcalloc(1, sizeof *b);
+
+	b->cap = 2 * LOG_FLUSH_AT;
+	b->data = xmalloc(b->cap);
+	return b;
+}
 
 static void write_all(int fd, const char *p, size_t len)
 {
@@ -86,6 +94,11 @@ static void *log_writer(void *arg)
 			lg->tail = NULL;
 		pthread_mutex_unlock(&lg->mu);
 		write_all(lg->fd, b->data, b->len);
+		if (b->cap > 2 * LOG_FLUSH_AT) {   /* grown by a large body: not kept */
+			free(b->data);
+			b->cap = 2 * LOG_FLUSH_AT;
+			b->data = xmalloc(b->cap);
+		}
 		pthread_mutex_lock(&lg->mu);
 		b->len = 0;
 		b->next = lg->spare;
@@ -128,8 +141,7 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 	lg = xcalloc(1, sizeof *lg);
 	lg->fd = fd;
 	lg->body_max = body_max;
-	lg->cap = 2 * LOG_FLUSH_AT;
-	lg->buf = xmalloc(lg->cap);
+	lg->cur = log_buf_new();
 	pthread_mutex_init(&lg->mu, NULL);
 	pthread_cond_init(&lg->work, NULL);
 	pthread_cond_init(&lg->room, NULL);
@@ -143,18 +155,18 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 
 static void reserve(struct log *lg, size_t n)
 {
-	if (lg->len + n <= lg->cap)
+	if (lg->cur->len + n <= lg->cur->cap)
 		return;
-	while (lg->len + n > lg->cap)
-		lg->cap *= 2;
-	lg->buf = xrealloc(lg->buf, lg->cap);
+	while (lg->cur->len + n > lg->cur->cap)
+		lg->cur->cap *= 2;
+	lg->cur->data = xrealloc(lg->cur->data, lg->cur->cap);
 }
 
 static void put(struct log *lg, const char *s, size_t n)
 {
 	reserve(lg, n);
-	memcpy(lg->buf + lg->len, s, n);
-	lg->len += n;
+	memcpy(lg->cur->data + lg->cur->len, s, n);
+	lg->cur->len += n;
 }
 
 /* A record is written at a cursor o, into room reserved for all of it
@@ -275,13 +287,6 @@ static inline unsigned block_unplain(const char *p)
 }
 #endif
 
-/* Writes s as a JSON string (2 + 6 n bytes at most), escaping quotes,
- * backslashes and control bytes.
- * Bytes off the wire need not be UTF-8 (binary frames, raw bytes inside a
- * string): each byte of a bad sequence becomes U+FFFD so the line stays JSON. */
-#define IS_UNPLAIN(c) ((c) == '"' || (c) == '\\' || (unsigned char)(c) < 0x20 || \
-			(unsigned char)(c) >= 0x80)
-
 /* Copies r (< 16) bytes from s to t with at most two overlapping loads. */
 static inline void copy_short(char *t, const char *s, size_t r)
 {
@@ -297,6 +302,14 @@ static inline void copy_short(char *t, const char *s, size_t r)
 	}
 }
 
+/* Room at_json_str needs for n bytes: 2 + 6 n written at most, and its
+ * 16-byte stores may reach 16 bytes past the end of what is written. */
+#define JSON_STR_ROOM(n) (2 + 6 * (size_t)(n) + 16)
+
+/* Writes s as a JSON string, escaping quotes, backslashes and control bytes
+ * (see JSON_STR_ROOM). Bytes off the wire need not be UTF-8 (binary frames,
+ * raw bytes inside a string): each byte of a bad sequence becomes U+FFFD so
+ * the line stays JSON. */
 static char *at_json_str(char *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -317,8 +330,9 @@ static char *at_json_str(char *o, const char *s, size_t n)
 				break;
 		}
 		/* A shorter rest (a method name is one) in one look too, from a
-		 * zero-padded copy: the bytes after s + n may not be readable. */
-		if (i < n && n - i < 16 && !IS_UNPLAIN(s[i])) {
+		 * zero-padded copy: the bytes after s + n may not be readable. At
+		 * a byte needing care it takes nothing: that is done below. */
+		if (i < n && n - i < 16) {
 			char t[16] = { 0 };
 			size_t r = n - i, k;
 			unsigned m;
@@ -383,10 +397,10 @@ void log_message(struct log *lg, const struct log_rec *r)
 		memmove(lg->t_digits, d, lg->t_len);
 		lg->t_last = t;
 	}
-	/* The fixed keys, the short names and the numbers take under 320 bytes,
-	 * with the whole of t_digits copied (its length is not a constant). */
-	reserve(lg, 320 + 6 * (r->method_len + r->session_len));
-	o = lg->buf + lg->len;
+	/* The fixed keys (under 150 bytes), three short names (48), six numbers
+	 * (120), t_digits copied whole (24), and the two strings. */
+	reserve(lg, 342 + JSON_STR_ROOM(r->method_len) + JSON_STR_ROOM(r->session_len));
+	o = lg->cur->data + lg->cur->len;
 	o = AT_LIT(o, "{\"t\":");
 	memcpy(o, lg->t_digits, sizeof lg->t_digits);
 	o += lg->t_len;
@@ -412,24 +426,24 @@ void log_message(struct log *lg, const struct log_rec *r)
 	}
 	if (r->by_proxy)
 		o = AT_LIT(o, ",\"by\":\"proxy\"");
-	lg->len = (size_t)(o - lg->buf);
+	lg->cur->len = (size_t)(o - lg->cur->data);
 	if (lg->body_max && r->body) {
 		size_t len = r->body_len, n;
 		char *clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
 		const char *body = clean ? clean : r->body;
 		n = utf8_cut(body, len, lg->body_max);
-		reserve(lg, 64 + 6 * n);
-		o = lg->buf + lg->len;
+		reserve(lg, 64 + JSON_STR_ROOM(n));
+		o = lg->cur->data + lg->cur->len;
 		o = at_json_str(AT_LIT(o, ",\"body\":"), body, n);
 		if (n < len)
 			o = AT_LIT(o, ",\"truncated\":true");
 		if (clean)
 			o = AT_LIT(o, ",\"redacted\":true");
-		lg->len = (size_t)(o - lg->buf);
+		lg->cur->len = (size_t)(o - lg->cur->data);
 		free(clean);
 	}
 	put(lg, "}\n", 2);
-	if (lg->len >= LOG_FLUSH_AT)
+	if (lg->cur->len >= LOG_FLUSH_AT)
 		log_flush(lg);
 }
 
@@ -446,7 +460,7 @@ void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 	put(lg, "\n", 1);
 	free(line);
 	json_decref(rec);
-	if (lg->len >= LOG_FLUSH_AT)
+	if (lg->cur->len >= LOG_FLUSH_AT)
 		log_flush(lg);
 }
 
@@ -460,51 +474,36 @@ void log_set_gen(struct log *lg, uint64_t gen)
 	lg->gen = gen;
 }
 
-/* Hands the buffer to the writer and takes a written one (or a new one) to
- * go on with; waits while LOG_BUFS_MAX are still to be written. */
+/* Hands the buffer to the writer and goes on in a written one (or a new
+ * one); waits while LOG_BUFS_MAX are still to be written. */
 void log_flush(struct log *lg)
 {
 	struct log_buf *b;
 
-	if (!lg->len)
+	if (!lg->cur->len)
 		return;
 	pthread_mutex_lock(&lg->mu);
 	while (lg->handed >= LOG_BUFS_MAX)
 		pthread_cond_wait(&lg->room, &lg->mu);
+	lg->cur->next = NULL;
+	if (lg->tail)
+		lg->tail->next = lg->cur;
+	else
+		lg->head = lg->cur;
+	lg->tail = lg->cur;
+	lg->handed++;
+	pthread_cond_signal(&lg->work);
 	if ((b = lg->spare))
 		lg->spare = b->next;
 	pthread_mutex_unlock(&lg->mu);
-	if (!b) {
-		b = xmalloc(sizeof *b);
-		b->data = xmalloc(2 * LOG_FLUSH_AT);
-		b->cap = 2 * LOG_FLUSH_AT;
-	}
-	/* The full buffer goes in b; the proxy goes on in b's old one. */
-	{
-		char *data = b->data;
-		size_t cap = b->cap;
-		b->data = lg->buf;
-		b->cap = lg->cap;
-		b->len = lg->len;
-		b->next = NULL;
-		lg->buf = data;
-		lg->cap = cap;
-		lg->len = 0;
-	}
-	pthread_mutex_lock(&lg->mu);
-	if (lg->tail)
-		lg->tail->next = b;
-	else
-		lg->head = b;
-	lg->tail = b;
-	lg->handed++;
-	pthread_cond_signal(&lg->work);
-	pthread_mutex_unlock(&lg->mu);
+	lg->cur = b ? b : log_buf_new();
 }
 
 /* Frees lg and its buffers; the writer is not running. */
 static void log_destroy(struct log *lg)
 {
+	lg->cur->next = lg->spare;   /* freed with the spares */
+	lg->spare = lg->cur;
 	while (lg->spare) {
 		struct log_buf *b = lg->spare;
 		lg->spare = b->next;
@@ -515,7 +514,6 @@ static void log_destroy(struct log *lg)
 	pthread_cond_destroy(&lg->work);
 	pthread_mutex_destroy(&lg->mu);
 	close(lg->fd);
-	free(lg->buf);
 	free(lg);
 }
 
