@@ -69,11 +69,13 @@ static int read_port(const char *profile)
 	return port;
 }
 
+extern char **environ;
+
 static pid_t spawn(const struct launch_opts *o, const char *profile)
 {
-	char dirflag[4200], logpath[4200];
+	char dirflag[4200], logpath[4200], tmpdir[4200];
 	const char *path = o->path;
-	const char **argv = xcalloc(N_BASE + (size_t)o->nextra + 5, sizeof *argv);
+	const char **argv = xcalloc(N_BASE + (size_t)o->nextra + 5, sizeof *argv), **envp;
 	size_t n = 0;
 	pid_t pid;
 
@@ -90,6 +92,16 @@ static pid_t spawn(const struct launch_opts *o, const char *profile)
 	if (o->url)
 		argv[n++] = o->url;
 	argv[n] = NULL;
+	/* The environment with TMPDIR set, built before fork: the proxy has a
+	 * log writer thread, and only async-signal-safe calls may follow fork. */
+	for (n = 0; environ[n]; n++)
+		;
+	envp = xcalloc(n + 2, sizeof *envp);
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", profile);
+	envp[0] = tmpdir;
+	for (size_t i = 0, k = 1; i < n; i++)
+		if (strncmp(environ[i], "TMPDIR=", 7))
+			envp[k++] = environ[i];
 	pid = fork();
 	if (pid == 0) {
 		int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -102,14 +114,14 @@ static pid_t spawn(const struct launch_opts *o, const char *profile)
 		if (nul >= 0)
 			dup2(nul, 0);
 		/* Chromium puts its singleton socket in a directory of its own
-		 * under TMPDIR and leaves it there: inside the profile, it goes
-		 * when the profile does. */
-		setenv("TMPDIR", profile, 1);
-		execv(path, (char *const *)argv);
+		 * under TMPDIR and leaves it there: inside the profile (envp), it
+		 * goes when the profile does. */
+		execve(path, (char *const *)argv, (char *const *)envp);
 		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	free(argv);
+	free(envp);
 	return pid;
 }
 
