@@ -76,6 +76,7 @@ test('--launch: SIGKILL Chromium mid-command; clients closed, proxy relaunches, 
   try {
     const first = await h.waitFor(() => proxyChromium(proxy.pid)[0], { timeout: 20000, what: 'the proxy\'s chromium' });
     const profile = (h.cmdline(first).find((a) => a.startsWith('--user-data-dir=')) || '').slice('--user-data-dir='.length);
+    assert.ok(profile, `the launched chromium has a --user-data-dir: ${h.cmdline(first).join(' ')}`);
     t.diagnostic(`proxy ${proxy.pid} launched chromium ${first} (profile ${profile})`);
     const clients = await h.waitFor(() => connectClients(proxy.httpURL), { timeout: 20000, what: 'clients to connect' });
     const oldTree = [first, ...h.descendants(first)];
@@ -100,6 +101,7 @@ test('--launch: SIGKILL Chromium mid-command; clients closed, proxy relaunches, 
     assert.equal(second.length, 1, `one chromium child after relaunch: ${second}`);
     assert.notEqual(second[0], first, 'it is a new Chromium');
     const newProfile = (h.cmdline(second[0]).find((a) => a.startsWith('--user-data-dir=')) || '').slice('--user-data-dir='.length);
+    assert.ok(newProfile && newProfile !== profile, `the new chromium has a profile of its own: ${newProfile}`);
     const newTree = [second[0], ...h.descendants(second[0])];
 
     const stats = await h.getJSON(`${proxy.httpURL}/proxy/stats`);

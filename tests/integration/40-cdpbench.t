@@ -14,8 +14,6 @@ const path = require('node:path');
 const h = require('./lib/harness');
 
 const CDPBENCH = process.env.CDPBENCH_BIN || path.join(path.dirname(h.PROXY_BIN), 'cdpbench');
-const running = new Set();
-process.on('exit', () => { for (const c of running) { try { c.kill('SIGKILL'); } catch { /* gone */ } } });
 
 // Runs cdpbench; resolves {code, signal, stdout, stderr}. On timeout it gets
 // SIGINT (it then stops what it started and reports), then SIGKILL.
@@ -26,7 +24,6 @@ function cdpbench(args, timeout) {
       return;
     }
     const child = h.spawnTracked(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
@@ -37,7 +34,6 @@ function cdpbench(args, timeout) {
     }, timeout);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      running.delete(child);
       resolve({ code, signal, stdout, stderr });
     });
   });

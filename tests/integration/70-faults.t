@@ -55,6 +55,7 @@ test('an upstream that accepts but never answers: 1011 on the upgrade, 502 on HT
 
 test('invalid JSON and binary frames are forwarded untouched, logged, and the proxy keeps serving', ALL, async () => {
   const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const seen = h.readLog(env.proxy.logPath).length;
   const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
   const answers = [];
   cdp.ws.removeAllListeners('message');
@@ -70,8 +71,11 @@ test('invalid JSON and binary frames are forwarded untouched, logged, and the pr
   const again = await h.RawCDP.connect(version.webSocketDebuggerUrl);
   assert.equal((await again.call('Browser.getVersion')).product.startsWith('Chrome/'), true, 'a new client is served');
   await again.close();
-  await h.sleep(300);
-  const log = h.readLog(env.proxy.logPath);
+  // Wait for all of it in the log: both connections' client-side closes.
+  const log = await h.waitForLog(env.proxy.logPath, (l) => {
+    const opens = l.slice(seen).filter((r) => r.kind === 'open');
+    return opens.length === 2 && opens.every((o) => l.some((r) => r.kind === 'close' && r.conn === o.conn && r.side === 'client'));
+  }, "both clients' closes in the log");
   assert.ok(log.some((r) => r.kind === 'invalid' && r.dir === 'up' && r.bytes === 16), 'the invalid message is logged as invalid');
   assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === 3), 'the binary frame is logged as binary');
 });
@@ -86,8 +90,9 @@ test('binary frames pass both ways as binary, byte for byte (a fake upstream: Ch
     got.push({ data: Buffer.from(data), isBinary });
     s.send(down, { binary: true });
   }));
-  const proxy = await h.startProxy({ upstreamPort: wss.address().port });
+  let proxy, log, result;
   try {
+    proxy = await h.startProxy({ upstreamPort: wss.address().port });
     const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/fake`);
     const back = new Promise((resolve) => ws.once('message', (data, isBinary) => resolve({ data: Buffer.from(data), isBinary })));
     ws.send(up, { binary: true });
@@ -96,16 +101,17 @@ test('binary frames pass both ways as binary, byte for byte (a fake upstream: Ch
     assert.ok(got[0].isBinary && got[0].data.equals(up), `the peer gets it as binary, byte for byte: ${JSON.stringify(got[0])}`);
     assert.ok(reply && reply.isBinary && reply.data.equals(down), `the client gets the answer as binary, byte for byte: ${JSON.stringify(reply)}`);
     ws.close();
-    await h.sleep(300);
-    const log = h.readLog(proxy.logPath);
-    assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === up.length), 'logged up as binary');
-    assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'down' && r.bytes === down.length), 'logged down as binary');
   } finally {
-    const result = await proxy.stop();
-    proxy.removeDir();
+    if (proxy) {
+      result = await proxy.stop();   // the whole log is in the file once it has exited
+      log = h.readLog(proxy.logPath);
+      proxy.removeDir();
+    }
     wss.close();
-    assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
   }
+  assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === up.length), 'logged up as binary');
+  assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'down' && r.bytes === down.length), 'logged down as binary');
 });
 
 test('a client that vanishes mid-message: the proxy keeps serving', ALL, async () => {
@@ -126,12 +132,13 @@ test('a client that vanishes mid-message: the proxy keeps serving', ALL, async (
   const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
   assert.match((await cdp.call('Browser.getVersion')).product, /Chrome\//, 'the next client is served');
   await cdp.close();
-  await h.sleep(300);
-  const log = h.readLog(env.proxy.logPath).slice(seen);
-  const conn = log.find((r) => r.kind === 'open').conn;   // the vanished client's
-  assert.ok(!log.some((r) => r.conn === conn && r.dir === 'up'), 'nothing of the cut message is forwarded or logged');
-  const close = log.find((r) => r.kind === 'close' && r.conn === conn && r.side === 'client');
-  assert.match(close ? close.reason : '(no close record)', /went away without a close/, 'its close is logged as the client going away');
+  // The first client close after what was logged when the test began (the
+  // test before waits for its own last record) is the vanished client's.
+  const log = await h.waitForLog(env.proxy.logPath, (l) => l.slice(seen).some((r) => r.kind === 'close' &&
+    r.side === 'client'), "the vanished client's close").then((l) => l.slice(seen));
+  const close = log.find((r) => r.kind === 'close' && r.side === 'client');
+  assert.match(close.reason, /went away without a close/, 'its close is logged as the client going away');
+  assert.ok(!log.some((r) => r.conn === close.conn && r.dir === 'up'), 'no message of its is logged: the cut one was not taken as complete');
 });
 
 test(`${CYCLES} connect/disconnect cycles: RSS back to its start`, ALL, async (t) => {

@@ -296,7 +296,8 @@ static void test_numbers(void)
 	all = log_these("numbers.log", 0, recs, N);
 	for (int i = 0; i < N - 1; i++) {
 		json_t *r = json_array_get(all, (size_t)i);
-		same += jint(r, "id") == id[i] && jint(r, "conn") == i &&
+		same += json_is_integer(json_object_get(r, "id")) && jint(r, "id") == id[i] &&
+			jint(r, "conn") == i &&
 			(uint64_t)jint(r, "bytes") == bytes[i];
 	}
 	is_int(same, N - 1, "ids 0, 9, 99 ... -1, -10 ... INT64_MIN, bytes 0, 9, 10 ... INT64_MAX read back");

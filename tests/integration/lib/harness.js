@@ -152,7 +152,8 @@ function spawnTracked(cmd, args, opts = {}) {
   const child = spawn(cmd, args, { ...opts, detached: true });
   const kill = () => killTree(child.pid);
   cleanups.add(kill);
-  child.once('exit', () => cleanups.delete(kill));
+  // Once it has exited, what it started in its group is still killed at the end.
+  child.once('exit', () => { cleanups.delete(kill); cleanups.add(() => killQuiet(-child.pid, 'SIGKILL')); });
   return child;
 }
 
@@ -383,6 +384,12 @@ function readLog(file) {
   return out;
 }
 
+// The records of the log at file once pred(records) holds (the proxy hands
+// its log to the file every 0.2 s); waitFor's error after `timeout`.
+function waitForLog(file, pred, what, timeout = 5000) {
+  return waitFor(() => { const l = readLog(file); return pred(l) && l; }, { what, timeout });
+}
+
 // Opens a raw WebSocket; resolves once open. opts go to `ws`.
 function wsConnect(url, opts = {}) {
   const WebSocket = client('ws');
@@ -544,6 +551,6 @@ module.exports = {
   client, tmpdir, sleep, waitFor,
   procStat, alive, descendants, groupMembers, cmdline, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked,
-  httpRequest, getJSON, putPolicy, readLog, wsConnect, RawCDP,
+  httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,
   checkProxyExit, closesOf, sha256,
 };
