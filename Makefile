@@ -71,7 +71,7 @@ asan: deps
 	$(MAKE) all
 	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	CDPPROXY_BIN=$(B)/asan/cdpproxy CDPPROXY_SANITIZED=1 \
+	CDPPROXY_BIN=$(B)/asan/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz CDPPROXY_SANITIZED=1 \
 	    prove --exec '' --timer $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
 
 # The unit tests and the proxy in the integration tests under valgrind's memcheck.
@@ -79,7 +79,7 @@ VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-
 valgrind: deps
 	$(MAKE) all
 	prove --exec '$(VALGRIND)' $(UNIT)
-	CDPPROXY_BIN=$(B)/cdpproxy CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
+	CDPPROXY_BIN=$(B)/cdpproxy B=$(B) CDPPROXY_WRAP="$(VALGRIND)" CDPPROXY_SANITIZED=1 \
 	    prove --exec '' --timer tests/integration/1*.t tests/integration/2*.t \
 	    tests/integration/6*.t tests/integration/7*.t
 
@@ -102,7 +102,8 @@ $(B)/cdp-echo: tools/cdp-load/wire.c tools/cdp-load/wire.h
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps
 	$(MAKE) all
-	SOAK=1 prove --exec '' --timer tests/integration/70-faults.t tests/integration/71-slow-client.t
+	SOAK=1 CDPPROXY_BIN=$(B)/cdpproxy B=$(B) \
+	    prove --exec '' --timer tests/integration/70-faults.t tests/integration/71-slow-client.t
 
 clean:
 	rm -rf $(B)

@@ -23,7 +23,10 @@ done
 tmp=$(mktemp -d /tmp/capture-replay-XXXXXX)
 proxy_pid=
 cleanup() {
-    [ -n "$proxy_pid" ] && kill -TERM "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+    # (set -e: a non-zero wait must not end the trap before the rm)
+    if [ -n "$proxy_pid" ] && kill -TERM "$proxy_pid" 2>/dev/null; then
+        wait "$proxy_pid" 2>/dev/null || true
+    fi
     rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -18,8 +18,10 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --report) report=1 ;;
     --keep) keep=1 ;;
-    --dir) dir=$2; shift ;;
-    --mirror) mirror=$2; shift ;;
+    --dir|--mirror)
+        [ $# -ge 2 ] || { echo "fresh-debian: $1 needs a value" >&2; exit 2; }
+        if [ "$1" = --dir ]; then dir=$2; else mirror=$2; fi
+        shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "fresh-debian: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
@@ -31,7 +33,8 @@ command -v debootstrap >/dev/null 2>&1 || apt-get install -y -qq debootstrap >&2
 
 cleanup() {
     for m in dev/shm dev/pts sys proc; do umount -l "$dir/$m" 2>/dev/null || true; done
-    [ "$keep" = 1 ] || rm -rf "$dir"
+    # --one-file-system: never into a mount that failed to go
+    [ "$keep" = 1 ] || rm -rf --one-file-system "$dir" "$dir.debootstrap.log"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -50,7 +53,7 @@ cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/
 chroot "$dir" update-ca-certificates >/dev/null 2>&1 || true
 # debootstrap's own /dev nodes; a fresh devpts and /dev/shm for Chromium.
 mount -t proc proc "$dir/proc"
-mount --rbind /sys "$dir/sys"
+mount -t sysfs sysfs "$dir/sys"   # its own, not a bind: unmounting it leaves the host's alone
 mount -t devpts devpts "$dir/dev/pts" -o newinstance,ptmxmode=0666
 mkdir -p "$dir/dev/shm" && mount -t tmpfs tmpfs "$dir/dev/shm" -o mode=1777
 git clone -q "$(pwd)" "$dir/root/cdpproxy"

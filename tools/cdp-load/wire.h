@@ -11,7 +11,7 @@
 #define WIRE_PREFIX_MAX 512       /* room for any message prefix below */
 #define WIRE_SESSION_MAX 200      /* longest sessionId echoed */
 #define WIRE_PERIOD 26            /* the pattern repeats every 26 bytes */
-#define WIRE_PATTERN_MAX ((size_t)1 << 30)  /* the longest pattern, so message */
+#define WIRE_PATTERN_MAX ((size_t)1 << 30)  /* the longest pattern, so the longest padded message */
 
 /* The pattern: byte j of phase p is 'a' + (p + j) % 26, so wire_pattern(n) + p
  * holds n bytes of phase p for any p < WIRE_PERIOD. The buffer never moves

@@ -83,11 +83,12 @@ int child_start(struct child *c, const char *name, char *const argv[], int timeo
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int nul = open("/dev/null", O_RDONLY);
-		if (o >= 0 && dup2(o, 1) >= 0)
+		/* (an fd that came out as 0, 1 or 2 is where it belongs: kept) */
+		if (o >= 0 && dup2(o, 1) >= 0 && o > 2)
 			close(o);
-		if (e >= 0 && dup2(e, 2) >= 0)
+		if (e >= 0 && dup2(e, 2) >= 0 && e > 2)
 			close(e);
-		if (nul >= 0 && dup2(nul, 0) >= 0)
+		if (nul >= 0 && dup2(nul, 0) >= 0 && nul > 2)
 			close(nul);
 		execv(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
