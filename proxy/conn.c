@@ -243,14 +243,6 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
-/* Closes the client's side with the code and reason given. */
-static int conn_close_down(struct conn *c, struct lws *wsi)
-{
-	lws_close_reason(wsi, (enum lws_close_status)c->close_code[DOWN],
-			 (unsigned char *)c->close_reason[DOWN], strlen(c->close_reason[DOWN]));
-	return -1;
-}
-
 /* Takes the written head message off out[s]. */
 static void conn_dequeue(struct conn *c, enum side s)
 {
@@ -347,7 +339,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 		return 0;
 	}
 	if (c->closing[s])
-		return s == UP ? upstream_close(c, wsi) : conn_close_down(c, wsi);
+		return wsleg_close(c, s);
 	return 0;
 }
 
@@ -411,13 +403,10 @@ static void conn_up_timeout(lws_sorted_usec_list_t *sul)
 	conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
 }
 
-static struct conn *conn_open(struct proxy *px, struct lws *wsi)
+struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
-	char uri[1024] = "", path[2048];
 
-	lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
-	proxy_path_with_args(wsi, uri, path, sizeof path);
 	c->px = px;
 	c->id = ++px->next_conn_id;
 	c->next_proxy_id = PROXY_ID_BASE;
@@ -426,7 +415,8 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 		c->hold[s].side = (enum side)s;
 	}
 	c->path = xstrdup(path);
-	c->wsi[DOWN] = wsi;
+	c->wsi[DOWN] = down;
+	lws_set_opaque_user_data(down, c);
 	c->opened_us = util_now_us();
 	sessions_init(&c->sessions, c->path);
 	c->next = px->conns;
@@ -446,39 +436,6 @@ static struct conn *conn_open(struct proxy *px, struct lws *wsi)
 				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
 	route_opened(c);
 	return c;
-}
-
-int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		  void *in, size_t len)
-{
-	struct pss *pss = user;
-	struct proxy *px = lws_context_user(lws_get_context(wsi));
-	struct conn *c = pss ? pss->conn : NULL;
-
-	switch (reason) {
-	case LWS_CALLBACK_ESTABLISHED:
-		pss->conn = conn_open(px, wsi);
-		return 0;
-	case LWS_CALLBACK_RECEIVE:
-		proxy_read_clock(px, wsi);
-		return c ? conn_rx_data(c, DOWN, lws_frame_is_binary(wsi) ? WSFRAME_BINARY : WSFRAME_TEXT,
-					in, len, lws_remaining_packet_payload(wsi),
-					lws_is_final_fragment(wsi)) : -1;
-	case LWS_CALLBACK_SERVER_WRITEABLE:
-		return c ? conn_writeable(c, DOWN, wsi) : -1;
-	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-		if (c)
-			conn_peer_close(c, DOWN, in, len);
-		return 0;
-	case LWS_CALLBACK_CLOSED:
-		if (c) {
-			pss->conn = NULL;
-			conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");
-		}
-		return 0;
-	default:
-		return 0;
-	}
 }
 
 json_t *conn_list_json(struct proxy *px)

@@ -40,11 +40,17 @@ struct upstream {
 	char key[25];
 	char *head;                   /* Chrome's answer to the upgrade, so far */
 	size_t head_len;
+};
+
+/* Frames being read from one side (wsleg.c). */
+struct wsleg {
 	unsigned char hdr[WSFRAME_HEADER_MAX];  /* a frame header, so far */
 	size_t hdr_have;
 	struct wsframe frame;         /* the frame being read */
-	uint64_t left;                /* its payload bytes still to come */
+	uint64_t left, off;           /* its payload bytes still to come, and read */
 	int in_frame;
+	int in_message;               /* a data frame without FIN came: more follow */
+	int close_sent;               /* the proxy's close frame went out */
 	unsigned char control[125];   /* a close or ping frame's payload */
 	size_t control_len;
 };
@@ -69,6 +75,7 @@ struct conn {
 	uint16_t peer_code[2];        /* ... with this code and reason */
 	char peer_reason[2][124];
 	struct conn_hold hold[2];
+	struct wsleg leg[2];
 	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
 	struct sessions sessions;
@@ -78,6 +85,9 @@ struct conn {
 
 extern const char *const side_name[2];
 
+/* A pair for the client's WebSocket down (its upgrade answered), to the
+ * upstream's path: logged, and the upstream leg started. */
+struct conn *conn_open(struct proxy *px, struct lws *down, const char *path);
 /* A message with room for len bytes after LWS_PRE. */
 struct msg *msg_new(size_t len);
 void msg_free(struct msg *m);
@@ -99,13 +109,24 @@ void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_
  * socket takes. Returns -1 to close side s. */
 int conn_writeable(struct conn *c, enum side s, struct lws *wsi);
 
+/* wsleg.c: WebSocket frames on both legs, which are lws raw sockets. */
+/* Frames from side s, n bytes at p (unmasked in place). Returns -1 to close
+ * side s's socket. */
+int wsleg_read(struct conn *c, enum side s, unsigned char *p, size_t n);
+/* Sends side s the close frame conn_close_side asked for. Returns -1 when
+ * the socket is to be closed now, 0 when a client's answer is awaited. */
+int wsleg_close(struct conn *c, enum side s);
+
+/* downstream.c: the client leg, taken over from lws's HTTP server. */
+/* A client's WebSocket upgrade, allowed: answers it and opens the pair.
+ * Returns what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns. */
+int downstream_take(struct proxy *px, struct lws *wsi);
+
 /* upstream.c: the leg to Chrome, a WebSocket client on an lws raw socket. */
 /* Starts connecting; 0, or -1 when it could not even start. */
 int upstream_open(struct conn *c);
 /* Frees what the upstream state holds. */
 void upstream_free(struct conn *c);
-/* Sends Chrome the close frame side UP was asked to send; returns -1 (close). */
-int upstream_close(struct conn *c, struct lws *wsi);
 
 /* route.c: one complete message from side `from`: scan, track, apply the
  * policy, log, count, queue. Takes m. */

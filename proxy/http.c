@@ -1,7 +1,9 @@
 /* http: answers plain HTTP on the proxy's port: forwards discovery (/json/...)
  * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
 #include <string.h>
+#include <strings.h>
 
+#include "conn.h"
 #include "discovery.h"
 #include "proxy.h"
 #include "util.h"
@@ -304,7 +306,9 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		return on_request(px, pss, wsi, in);
 	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-		return http_check_access(px, wsi, 1);
+		if (strcasecmp(in, "websocket"))   /* h2c */
+			return -1;
+		return http_check_access(px, wsi, 1) ? 1 : downstream_take(px, wsi);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		return on_writeable(pss->reply, wsi);
 	case LWS_CALLBACK_HTTP_BODY:

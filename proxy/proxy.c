@@ -10,18 +10,12 @@
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
 
-/* Downstream HTTP and WebSocket share the first protocol: lws binds an
- * upgrade without a subprotocol to it. */
+/* Downstream HTTP is the first protocol; a WebSocket upgrade is taken over
+ * from it (downstream.c) onto "cdp-down". */
 static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			 void *in, size_t len)
 {
 	switch (reason) {
-	case LWS_CALLBACK_ESTABLISHED:
-	case LWS_CALLBACK_RECEIVE:
-	case LWS_CALLBACK_SERVER_WRITEABLE:
-	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-	case LWS_CALLBACK_CLOSED:
-		return conn_callback(wsi, reason, user, in, len);
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
 		struct proxy *px = lws_context_user(lws_get_context(wsi));
 		if (px->on_wake)
@@ -35,6 +29,7 @@ static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 
 static const struct lws_protocols protocols[] = {
 	{ "cdp", down_callback, sizeof(struct pss), 256 * 1024, 0, NULL, 0 },
+	{ "cdp-down", conn_down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }

@@ -91,11 +91,12 @@ void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t o
 void proxy_read_clock(struct proxy *px, struct lws *wsi);
 
 /* conn.c: the WebSocket pairs. */
-int conn_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		  void *in, size_t len);
 int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
 json_t *conn_list_json(struct proxy *px);
+/* downstream.c: the client legs, raw sockets after their upgrade. */
+int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		       void *in, size_t len);
 /* Writes what this round of the event loop queued, at once. */
 void conn_flush(struct proxy *px);
 void conn_close_all(struct proxy *px);
@@ -106,10 +107,9 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
 
-/* Per downstream wsi (HTTP or WebSocket, the same protocol). */
+/* Per downstream HTTP wsi. */
 struct pss {
-	struct conn *conn;            /* WebSocket */
-	struct http_reply *reply;     /* HTTP */
+	struct http_reply *reply;
 };
 
 #endif

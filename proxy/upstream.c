@@ -1,8 +1,8 @@
 /* upstream: the proxy's WebSocket client leg to Chrome, on an lws raw socket:
- * the upgrade handshake, frames read with bulk copies, close frames. Why not
- * lws's own WebSocket client: lws 4.1.6 copies each received payload byte
- * through its parser's state machine (~8 ns a byte, ~100 MB/s from Chrome),
- * and its writes cost a /dev/urandom read per frame (make bench-proxy). */
+ * the upgrade handshake; its frames are wsleg.c's. Why not lws's own
+ * WebSocket client: lws 4.1.6 copies each received payload byte through its
+ * parser's state machine (~8 ns a byte, ~100 MB/s from Chrome), and its
+ * writes cost a /dev/urandom read per frame (make bench-proxy). */
 #include <string.h>
 #include <strings.h>
 
@@ -78,81 +78,13 @@ static long read_head(struct conn *c)
 	return (long)(end + 4 - c->up.head);
 }
 
-/* A whole control frame from Chrome. Returns -1 to close the socket. */
-static int on_control(struct conn *c)
-{
-	struct upstream *u = &c->up;
-
-	if (u->frame.opcode == WSFRAME_CLOSE) {
-		conn_peer_close(c, UP, u->control, u->control_len);
-		return -1;   /* Chrome closes its end next; nothing more to say */
-	}
-	if (u->frame.opcode == WSFRAME_PING) {
-		struct msg *m = msg_new(u->control_len);
-		memcpy(m->buf + LWS_PRE, u->control, u->control_len);
-		m->len = u->control_len;
-		m->opcode = WSFRAME_PONG;
-		conn_enqueue(c, UP, m);
-	}
-	return 0;
-}
-
-/* Frames from Chrome: headers gathered, payloads copied in bulk. */
-static int read_frames(struct conn *c, const unsigned char *p, size_t n)
-{
-	struct upstream *u = &c->up;
-
-	while (n) {
-		size_t take;
-		if (!u->in_frame) {
-			int h;
-			take = n < sizeof u->hdr - u->hdr_have ? n : sizeof u->hdr - u->hdr_have;
-			memcpy(u->hdr + u->hdr_have, p, take);
-			h = wsframe_parse_header(u->hdr, u->hdr_have + take, &u->frame);
-			if (h == 0) {
-				u->hdr_have += take;
-				return 0;
-			}
-			if (h < 0 || u->frame.masked) {
-				conn_close_side(c, DOWN, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,
-						"upstream sent a bad WebSocket frame");
-				return -1;
-			}
-			take = (size_t)h - u->hdr_have;   /* of these bytes, the header's */
-			p += take;
-			n -= take;
-			u->hdr_have = 0;
-			u->in_frame = 1;
-			u->left = u->frame.len;
-			u->control_len = 0;
-		}
-		take = n < u->left ? n : (size_t)u->left;
-		u->left -= take;
-		if (u->frame.opcode >= WSFRAME_CLOSE) {
-			memcpy(u->control + u->control_len, p, take);
-			u->control_len += take;
-		} else if (conn_rx_data(c, UP, u->frame.opcode, p, take, u->left,
-					!u->left && u->frame.fin) < 0) {
-			return -1;
-		}
-		p += take;
-		n -= take;
-		if (!u->left) {
-			u->in_frame = 0;
-			if (u->frame.opcode >= WSFRAME_CLOSE && on_control(c) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int on_rx(struct conn *c, const unsigned char *in, size_t len)
+static int on_rx(struct conn *c, unsigned char *in, size_t len)
 {
 	struct upstream *u = &c->up;
 	long body;
 
 	if (u->open)
-		return read_frames(c, in, len);
+		return wsleg_read(c, UP, in, len);
 	u->head = xrealloc(u->head, u->head_len + len + 1);
 	memcpy(u->head + u->head_len, in, len);
 	u->head_len += len;
@@ -165,29 +97,10 @@ static int on_rx(struct conn *c, const unsigned char *in, size_t len)
 		lws_callback_on_writable(c->wsi[UP]);
 	{
 		/* Frames may have come in the same read as the answer. */
-		int rc = read_frames(c, (unsigned char *)u->head + body, u->head_len - (size_t)body);
+		int rc = wsleg_read(c, UP, (unsigned char *)u->head + body, u->head_len - (size_t)body);
 		upstream_free(c);
 		return rc;
 	}
-}
-
-int upstream_close(struct conn *c, struct lws *wsi)
-{
-	unsigned char buf[LWS_PRE + WSFRAME_HEADER_MAX + 125], *p = buf + LWS_PRE, mask[4];
-	size_t rlen = strlen(c->close_reason[UP]), h;
-
-	if (!c->up.open)
-		return -1;
-	if (rlen > 123)
-		rlen = 123;
-	wsframe_new_mask(mask);
-	h = wsframe_header(p, WSFRAME_CLOSE, 1, 2 + rlen, mask);
-	p[h] = (unsigned char)(c->close_code[UP] >> 8);
-	p[h + 1] = (unsigned char)c->close_code[UP];
-	memcpy(p + h + 2, c->close_reason[UP], rlen);
-	wsframe_mask(p + h, p + h, 2 + rlen, mask, 0);
-	lws_write(wsi, p, h + 2 + rlen, LWS_WRITE_RAW);
-	return -1;
 }
 
 int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,

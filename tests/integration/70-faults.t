@@ -2,7 +2,8 @@
 ':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
 // Faults: an upstream that never answers, bad frames (binary ones also
-// through a fake upstream, as Chrome refuses them) and a client that
+// through a fake upstream, as Chrome refuses them; fragments, pings and
+// frames a client must not send), and a client that
 // vanishes mid-message, 1,000 connect/disconnect cycles (RSS back to its
 // start), 64 concurrent clients each driving its own page, SIGTERM with open
 // connections. SOAK=1 makes the cycle count 20,000 (`make soak`).
@@ -112,6 +113,52 @@ test('binary frames pass both ways as binary, byte for byte (a fake upstream: Ch
   assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
   assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'up' && r.bytes === up.length), 'logged up as binary');
   assert.ok(log.some((r) => r.kind === 'binary' && r.dir === 'down' && r.bytes === down.length), 'logged down as binary');
+});
+
+test("the client's frames: a fragmented message with a ping between its fragments; bad frames get 1002", ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const seen = h.readLog(env.proxy.logPath).length;
+  const ws = await h.wsConnect(version.webSocketDebuggerUrl);
+  const answers = [];
+  ws.on('message', (data) => answers.push(JSON.parse(data.toString())));
+  const pong = new Promise((resolve) => ws.once('pong', (data) => resolve(data.toString())));
+  ws.send('{"id":1,"method":"Brow', { fin: false });
+  ws.ping('between');
+  ws.send('ser.get', { fin: false });
+  ws.send('Version"}', { fin: true });
+  assert.equal(await pong, 'between', 'the ping between fragments is answered with its payload');
+  await h.waitFor(() => answers.length >= 1, { what: 'the answer to the fragmented command' });
+  assert.equal(answers[0].id, 1);
+  assert.match(answers[0].result.product, /Chrome\//, 'the three fragments reached Chrome as one command');
+  // A frame without the mask a client must use.
+  const closed = (sock) => Promise.race([
+    new Promise((resolve) => sock.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))),
+    h.sleep(5000).then(() => ({ code: 'none within 5 s', reason: '' })),
+  ]);
+  const first = closed(ws);
+  ws._socket.write(Buffer.from([0x81, 0x02, 0x7b, 0x7d]));
+  const unmasked = await first;
+  assert.equal(unmasked.code, 1002, 'an unmasked frame: 1002');
+  assert.match(unmasked.reason, /unmasked/);
+  // A continuation frame with no message begun (masked, mask 0).
+  const ws2 = await h.wsConnect(version.webSocketDebuggerUrl);
+  const second = closed(ws2);
+  ws2._socket.write(Buffer.from([0x80, 0x82, 0, 0, 0, 0, 0x7b, 0x7d]));
+  const stray = await second;
+  assert.equal(stray.code, 1002, 'a stray continuation frame: 1002');
+  assert.match(stray.reason, /continuation/);
+  const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  assert.match((await cdp.call('Browser.getVersion')).product, /Chrome\//, 'the next client is served');
+  await cdp.close();
+  const log = await h.waitForLog(env.proxy.logPath, (l) => l.slice(seen).filter((r) => r.kind === 'close' &&
+    r.side === 'client').length >= 3, "the three clients' closes").then((l) => l.slice(seen));
+  const conn = log.find((r) => r.kind === 'open').conn;   // the fragmenting client's
+  const ups = log.filter((r) => r.conn === conn && r.dir === 'up');
+  assert.deepEqual(ups.map((r) => [r.kind, r.id, r.method, r.bytes]), [['command', 1, 'Browser.getVersion', 38]],
+    'the fragmented command is logged once, whole; the refused frame not at all');
+  const refused = log.filter((r) => r.kind === 'close' && r.side === 'client' && r.code === 1002);
+  assert.equal(refused.length, 2, 'both refusals are logged with 1002');
+  assert.ok(refused.every((r) => r.by === 'proxy'), 'as closed by the proxy');
 });
 
 test('a client that vanishes mid-message: the proxy keeps serving', ALL, async () => {

@@ -1,0 +1,100 @@
+/* downstream: the client's leg. lws's HTTP server reads a client's upgrade
+ * request (and serves every other request); once the upgrade is allowed,
+ * the proxy takes the socket over as an lws raw socket and answers the
+ * upgrade itself, so that the client's frames are read by wsleg.c like
+ * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "util.h"
+
+/* lws 4.1.6 cannot let go of a socket: closing the HTTP wsi that read the
+ * upgrade would shut the connection down. The socket gets a second
+ * descriptor for the proxy, and the wsi's own descriptor is pointed at a
+ * socket of no consequence (its peer already gone), which lws then closes.
+ * Returns the proxy's descriptor, or -1. */
+static int take_socket(struct lws *wsi)
+{
+	int fd = (int)lws_get_socket_fd(wsi), own, stand_in[2];
+
+	if (fd < 0 || (own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stand_in) < 0) {
+		close(own);
+		return -1;
+	}
+	close(stand_in[1]);
+	if (dup2(stand_in[0], fd) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(stand_in[0]);
+		close(own);
+		return -1;
+	}
+	close(stand_in[0]);
+	return own;
+}
+
+int downstream_take(struct proxy *px, struct lws *wsi)
+{
+	char key[64] = "", version[8] = "", uri[1024] = "", path[2048], accept[29];
+	char resp[LWS_PRE + 160], *p = resp + LWS_PRE;
+	lws_adopt_desc_t ad;
+	struct lws *down;
+	int n;
+
+	if (lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY) <= 0 ||
+	    lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION) <= 0 ||
+	    strcmp(version, "13")) {
+		lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket upgrade needs "
+				       "Sec-WebSocket-Key and Sec-WebSocket-Version: 13");
+		return 1;
+	}
+	lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+	proxy_path_with_args(wsi, uri, path, sizeof path);
+
+	memset(&ad, 0, sizeof ad);
+	ad.vh = px->vhost;
+	ad.type = LWS_ADOPT_SOCKET;   /* raw */
+	ad.vh_prot_name = "cdp-down";
+	if ((ad.fd.sockfd = take_socket(wsi)) < 0)
+		return -1;
+	if (!(down = lws_adopt_descriptor_vhost_via_info(&ad)))
+		return -1;   /* lws closed the socket */
+	/* The client sends nothing before this answer (RFC 6455 4.1), so lws
+	 * has read nothing past the request. */
+	wsframe_accept_key(key, strlen(key), accept);
+	n = snprintf(p, sizeof resp - LWS_PRE, "HTTP/1.1 101 Switching Protocols\r\n"
+		     "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+		     accept);
+	if (lws_write(down, (unsigned char *)p, (size_t)n, LWS_WRITE_RAW) < n) {
+		lws_set_timeout(down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+		return -1;
+	}
+	conn_open(px, down, path);
+	return -1;   /* lws lets its wsi go, on the stand-in */
+}
+
+int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		       void *in, size_t len)
+{
+	struct conn *c = lws_get_opaque_user_data(wsi);
+
+	(void)user;
+	if (!c)
+		return 0;
+	switch (reason) {
+	case LWS_CALLBACK_RAW_RX:
+		proxy_read_clock(c->px, wsi);
+		return wsleg_read(c, DOWN, in, len);
+	case LWS_CALLBACK_RAW_WRITEABLE:
+		return conn_writeable(c, DOWN, wsi);
+	case LWS_CALLBACK_RAW_CLOSE:
+		lws_set_opaque_user_data(wsi, NULL);
+		conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");
+		return 0;
+	default:
+		return 0;
+	}
+}
