@@ -184,22 +184,22 @@ static const char *skip_digits(struct scanner *s, const char *p)
 }
 
 /* JSON number grammar. Sets *is_int and *v when it has no fraction or
- * exponent and fits int64 (jansson makes the others reals). */
+ * exponent and fits int64 (jansson makes the others reals). The integer
+ * part is read as it is skipped: 19 digits cannot overflow uint64, and a
+ * longer one (whose value wraps) cannot fit int64. */
 static const char *skip_number(struct scanner *s, const char *p, int *is_int, int64_t *v)
 {
 	int neg = *p == '-';
 	const char *end = s->end, *digits = p + neg;
 	uint64_t mag = 0, limit = (uint64_t)INT64_MAX + (uint64_t)neg;
 
-	if (!(p = skip_digits(s, digits)))
-		return NULL;
+	for (p = digits; p < end && IS_DIGIT(*p); p++)
+		mag = mag * 10 + (uint64_t)(*p - '0');
+	if (p == digits)
+		return fail(s, p, p == end ? "truncated" : "bad number");
 	if (*digits == '0' && p - digits > 1)
 		return fail(s, digits + 1, "leading zero");
-	/* 19 digits cannot overflow uint64; more cannot fit int64. */
-	*is_int = p - digits <= 19;
-	for (const char *q = digits; *is_int && q < p; q++)
-		mag = mag * 10 + (uint64_t)(*q - '0');
-	*is_int = *is_int && mag <= limit;
+	*is_int = p - digits <= 19 && mag <= limit;
 	if (p < end && *p == '.') {
 		if (!(p = skip_digits(s, p + 1)))
 			return NULL;
@@ -333,36 +333,40 @@ static void reset_field(struct scan_result *r, enum field f)
 	}
 }
 
-int scan_message(const char *buf, size_t len, struct scan_result *r)
+/* The field a key names at depth (1, or 2 in the error object); an escaped
+ * key is matched on its decoded form. */
+static enum field field_of(const char *k, size_t n, int escaped, int depth)
 {
-	struct scanner sc = { buf, buf + len, r }, *s = &sc;
-	const char *p = buf, *end = buf + len, *q, *value_start = buf;
+	char d[16];
+
+	/* Keys we look for are short: a longer decoded key matches none. */
+	if (!escaped)
+		return key_field(k, n, depth);
+	if ((n = decode(k, n, d, sizeof d)) < sizeof d)
+		return key_field(d, n, depth);
+	return F_NONE;
+}
+
+/* Skips the value at p (or whitespace before it) inside `base` open
+ * containers, and the containers it opens: below the top level's own
+ * members (and the error object's) nothing is looked at, only checked. */
+static const char *skip_value(struct scanner *s, const char *p, int base)
+{
 	unsigned char is_obj[SCAN_MAX_DEPTH + 1];  /* per open container */
-	int depth = 0, in_error = 0, escaped, is_int;
-	enum field field = F_NONE, sub = F_NONE;
-	int64_t num = 0;
+	int depth = base, escaped, is_int;
+	int64_t num;
+	const char *q;
 
-	memset(r, 0, sizeof *r);
+value:
 	if (!(p = next_token(s, p)))
-		return -1;
-	if (*p != '{')
-		return reject(s, p, "top level is not an object");
-
-value:	/* p is at (or before whitespace before) a value inside depth containers */
-	if (!(p = next_token(s, p)))
-		return -1;
+		return NULL;
 	if (depth >= SCAN_MAX_DEPTH)
-		return reject(s, p, "nested too deeply");
-	if (depth == 1)
-		value_start = p;
+		return fail(s, p, "nested too deeply");
 	switch (*p) {
 	case '{': case '[':
-		/* The error object's own keys are looked at for "code". */
-		if (depth == 1)
-			in_error = field == F_ERROR && *p == '{';
 		is_obj[++depth] = *p == '{';
 		if (!(p = next_token(s, p + 1)))
-			return -1;
+			return NULL;
 		if (*p == (is_obj[depth] ? '}' : ']')) {
 			depth--;
 			p++;
@@ -373,54 +377,26 @@ value:	/* p is at (or before whitespace before) a value inside depth containers 
 		goto value;
 	case '"':
 		if (!(q = skip_string(s, p + 1, &escaped)))
-			return -1;
-		if (depth == 1 && (field == F_METHOD || field == F_SESSION)) {
-			struct scan_str *str = field == F_METHOD ? &r->method : &r->session;
-			str->off = (size_t)(p + 1 - buf);
-			str->len = (size_t)(q - p - 1);
-			str->present = 1;
-			str->escaped = escaped;
-		}
+			return NULL;
 		p = q + 1;
 		goto after;
 	case 't': case 'f': case 'n':
 		if (!(p = skip_literal(s, p)))
-			return -1;
+			return NULL;
 		goto after;
 	default:
 		if (*p != '-' && !IS_DIGIT(*p))
-			return reject(s, p, "expected a value");
+			return fail(s, p, "expected a value");
 		if (!(p = skip_number(s, p, &is_int, &num)))
-			return -1;
-		if (depth == 1 && field == F_ID && is_int) {
-			r->id_is_int = 1;
-			r->id = num;
-		} else if (depth == 2 && in_error && sub == F_CODE && is_int) {
-			r->has_error_code = 1;
-			r->error_code = num;
-		}
+			return NULL;
 		goto after;
 	}
 
 after:	/* a value ended at p; depth containers are still open */
-	if (depth == 1 && field >= F_PARAMS && field <= F_ERROR) {
-		struct scan_span *sp = field == F_PARAMS ? &r->params :
-				       field == F_RESULT ? &r->result : &r->error;
-		sp->off = (size_t)(value_start - buf);
-		sp->len = (size_t)(p - value_start);
-		sp->present = 1;
-	}
-	if (depth == 0) {
-		while (p < end && IS_WS(*p))
-			p++;
-		if (p != end)
-			return reject(s, p, "trailing data");
-		r->kind = r->has_id ? (r->method.present ? SCAN_COMMAND : SCAN_RESPONSE) :
-			  r->method.present ? SCAN_EVENT : SCAN_OTHER;
-		return 0;
-	}
+	if (depth == base)
+		return p;
 	if (!(p = next_token(s, p)))
-		return -1;
+		return NULL;
 	if (*p == ',') {
 		p++;
 		if (is_obj[depth])
@@ -428,40 +404,125 @@ after:	/* a value ended at p; depth containers are still open */
 		goto value;
 	}
 	if (*p != (is_obj[depth] ? '}' : ']'))
-		return reject(s, p, is_obj[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
+		return fail(s, p, is_obj[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
 	depth--;
 	p++;
 	goto after;
 
-key:	/* p is at (or before whitespace before) a member's key in an object */
+key:	/* p is at (or before whitespace before) a member's key */
 	if (!(p = next_token(s, p)))
-		return -1;
+		return NULL;
 	if (*p != '"')
-		return reject(s, p, "expected a string key");
+		return fail(s, p, "expected a string key");
 	if (!(q = skip_string(s, p + 1, &escaped)))
-		return -1;
-	if (depth == 1 || (depth == 2 && in_error)) {
-		char k[16];
-		size_t n = (size_t)(q - p - 1);
-		enum field f = F_NONE;
-
-		/* Keys we look for are short: a longer decoded key matches none. */
-		if (!escaped)
-			f = key_field(p + 1, n, depth);
-		else if ((n = decode(p + 1, n, k, sizeof k)) < sizeof k)
-			f = key_field(k, n, depth);
-		reset_field(r, f);
-		if (depth == 1)
-			field = f;
-		else
-			sub = f;
-	}
+		return NULL;
 	if (!(p = next_token(s, q + 1)))
-		return -1;
+		return NULL;
 	if (*p != ':')
-		return reject(s, p, "expected ':'");
+		return fail(s, p, "expected ':'");
 	p++;
 	goto value;
+}
+
+/* The members of an object whose '{' is at p, at depth (1: the top level,
+ * 2: the top-level error object), looked at for the fields of r. Returns
+ * the byte after its '}'. */
+static const char *scan_members(struct scanner *s, const char *p, int depth)
+{
+	struct scan_result *r = s->r;
+	const char *q, *v;
+	int escaped, is_int;
+	int64_t num;
+
+	if (!(p = next_token(s, p + 1)))
+		return NULL;
+	if (*p == '}')
+		return p + 1;
+	for (;;) {
+		enum field f;
+		if (*p != '"')
+			return fail(s, p, "expected a string key");
+		if (!(q = skip_string(s, p + 1, &escaped)))
+			return NULL;
+		f = field_of(p + 1, (size_t)(q - p - 1), escaped, depth);
+		reset_field(r, f);
+		if (!(p = next_token(s, q + 1)))
+			return NULL;
+		if (*p != ':')
+			return fail(s, p, "expected ':'");
+		if (!(v = next_token(s, p + 1)))
+			return NULL;
+		switch (*v) {
+		case '"':
+			if (!(q = skip_string(s, v + 1, &escaped)))
+				return NULL;
+			if (f == F_METHOD || f == F_SESSION) {
+				struct scan_str *str = f == F_METHOD ? &r->method : &r->session;
+				str->off = (size_t)(v + 1 - s->buf);
+				str->len = (size_t)(q - v - 1);
+				str->present = 1;
+				str->escaped = escaped;
+			}
+			p = q + 1;
+			break;
+		case '{':
+			p = f == F_ERROR ? scan_members(s, v, 2) : skip_value(s, v, depth);
+			break;
+		case '-': case '0': case '1': case '2': case '3': case '4':
+		case '5': case '6': case '7': case '8': case '9':
+			if ((p = skip_number(s, v, &is_int, &num)) && is_int) {
+				if (f == F_ID) {
+					r->id_is_int = 1;
+					r->id = num;
+				} else if (f == F_CODE) {
+					r->has_error_code = 1;
+					r->error_code = num;
+				}
+			}
+			break;
+		default:
+			p = skip_value(s, v, depth);
+			break;
+		}
+		if (!p)
+			return NULL;
+		if (f >= F_PARAMS && f <= F_ERROR) {
+			struct scan_span *sp = f == F_PARAMS ? &r->params :
+					       f == F_RESULT ? &r->result : &r->error;
+			sp->off = (size_t)(v - s->buf);
+			sp->len = (size_t)(p - v);
+			sp->present = 1;
+		}
+		if (!(p = next_token(s, p)))
+			return NULL;
+		if (*p == '}')
+			return p + 1;
+		if (*p != ',')
+			return fail(s, p, "expected ',' or '}'");
+		if (!(p = next_token(s, p + 1)))
+			return NULL;
+	}
+}
+
+int scan_message(const char *buf, size_t len, struct scan_result *r)
+{
+	struct scanner sc = { buf, buf + len, r }, *s = &sc;
+	const char *p, *end = buf + len;
+
+	memset(r, 0, sizeof *r);
+	if (!(p = next_token(s, buf)))
+		return -1;
+	if (*p != '{')
+		return reject(s, p, "top level is not an object");
+	if (!(p = scan_members(s, p, 1)))
+		return -1;
+	while (p < end && IS_WS(*p))
+		p++;
+	if (p != end)
+		return reject(s, p, "trailing data");
+	r->kind = r->has_id ? (r->method.present ? SCAN_COMMAND : SCAN_RESPONSE) :
+		  r->method.present ? SCAN_EVENT : SCAN_OTHER;
+	return 0;
 }
 
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)

@@ -2,6 +2,9 @@
 #include "wsframe.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <time.h>
 
 #include <libwebsockets.h>   /* lws_b64_encode_string only */
@@ -135,21 +138,32 @@ int wsframe_parse_header(const unsigned char *p, size_t n, struct wsframe *f)
 void wsframe_mask(unsigned char *dst, const unsigned char *src, size_t n,
 	       const unsigned char mask[4], uint64_t off)
 {
-	unsigned char m[8];
+	/* The key as it falls from byte off on, twice: it repeats every 4. */
+	unsigned char r[8];
+	uint32_t m32;
 	uint64_t m64, v;
 	size_t i = 0;
 
-	for (int k = 0; k < 8; k++)
-		m[k] = mask[(off + (uint64_t)k) & 3];
-	memcpy(&m64, m, 8);
-	/* Eight bytes at a time: the rotated key repeats every 4 bytes. */
+	for (int k = 0; k < 4; k++)
+		r[k] = r[k + 4] = mask[(off + (uint64_t)k) & 3];
+	memcpy(&m32, r, 4);
+	memcpy(&m64, r, 8);
+#if defined(__SSE2__)
+	{
+		__m128i m128 = _mm_set1_epi32((int)m32);
+		for (; i + 16 <= n; i += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+			_mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_xor_si128(x, m128));
+		}
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&v, src + i, 8);
 		v ^= m64;
 		memcpy(dst + i, &v, 8);
 	}
 	for (; i < n; i++)
-		dst[i] = src[i] ^ m[i & 7];
+		dst[i] = src[i] ^ r[i & 3];
 }
 
 /* Base64 of n (at most 30) bytes into out (outlen: the text and its NUL):

@@ -41,6 +41,23 @@ int main(void)
 	wsframe_mask(buf, buf, 10, mask, 0);
 	wsframe_mask(buf + 10, buf + 10, 26, mask, 10);
 	ok(!memcmp(buf, copy, 36), "masking twice (the second time in two pieces, offset kept) restores it");
+	{
+		/* Every length to past two 16-byte steps, every offset: the same
+		 * as the byte-by-byte definition, into another buffer and in place. */
+		unsigned char src[80], out[80], in_place[80];
+		int same = 1;
+		for (size_t n = 0; n <= 70; n++)
+			for (uint64_t o = 0; o < 8; o++) {
+				for (size_t k = 0; k < n; k++)
+					src[k] = in_place[k] = (unsigned char)(k * 7 + o);
+				wsframe_mask(out, src, n, mask, o);
+				wsframe_mask(in_place, in_place, n, mask, o);
+				for (size_t k = 0; k < n; k++)
+					if (out[k] != (src[k] ^ mask[(o + k) % 4]) || in_place[k] != out[k])
+						same = 0;
+			}
+		ok(same, "lengths 0..70 at offsets 0..7: dst[i] = src[i] ^ mask[(off + i) %% 4]");
+	}
 	h[0] = 0x81 | 0x40;
 	h[1] = 0;
 	is_int(wsframe_parse_header(h, 2, &f), -1, "a reserved bit is refused");
