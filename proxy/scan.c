@@ -347,6 +347,45 @@ static enum field field_of(const char *k, size_t n, int escaped, int depth)
 	return F_NONE;
 }
 
+/* The top-level keys CDP peers send, each with its quotes and a ':' right
+ * after it, as the bytes they are: such a key needs no string skip, no
+ * decoding and no whitespace test. */
+#define KEY8(a, b, c, d, e, f, g, h) \
+	((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8 | \
+	 (uint64_t)(unsigned char)(c) << 16 | (uint64_t)(unsigned char)(d) << 24 | \
+	 (uint64_t)(unsigned char)(e) << 32 | (uint64_t)(unsigned char)(f) << 40 | \
+	 (uint64_t)(unsigned char)(g) << 48 | (uint64_t)(unsigned char)(h) << 56)
+
+/* If the 12 readable bytes at p (a '"') begin with one of those keys and
+ * its ':', sets *f and returns the byte after the ':'; else NULL. */
+static inline const char *known_key(const char *p, enum field *f)
+{
+	uint64_t w;
+	unsigned char b[8];
+
+	memcpy(b, p, 8);   /* bytes, so that the test reads the same on any host */
+	w = KEY8(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+	if ((w & 0xffffffffffull) == (KEY8('"', 'i', 'd', '"', ':', 0, 0, 0))) {
+		*f = F_ID;
+		return p + 5;
+	}
+	if (w == KEY8('"', 'e', 'r', 'r', 'o', 'r', '"', ':')) {
+		*f = F_ERROR;
+		return p + 8;
+	}
+	if (p[8] == ':') {
+		*f = w == KEY8('"', 'm', 'e', 't', 'h', 'o', 'd', '"') ? F_METHOD :
+		     w == KEY8('"', 'p', 'a', 'r', 'a', 'm', 's', '"') ? F_PARAMS :
+		     w == KEY8('"', 'r', 'e', 's', 'u', 'l', 't', '"') ? F_RESULT : F_NONE;
+		return *f != F_NONE ? p + 9 : NULL;
+	}
+	if (w == KEY8('"', 's', 'e', 's', 's', 'i', 'o', 'n') && !memcmp(p + 8, "Id\":", 4)) {
+		*f = F_SESSION;
+		return p + 12;
+	}
+	return NULL;
+}
+
 /* Skips the value at p (or whitespace before it) inside `base` open
  * containers, and the containers it opens: below the top level's own
  * members (and the error object's) nothing is looked at, only checked. */
@@ -440,17 +479,23 @@ static const char *scan_members(struct scanner *s, const char *p, int depth)
 		return p + 1;
 	for (;;) {
 		enum field f;
+		const char *colon_end;
 		if (*p != '"')
 			return fail(s, p, "expected a string key");
-		if (!(q = skip_string(s, p + 1, &escaped)))
-			return NULL;
-		f = field_of(p + 1, (size_t)(q - p - 1), escaped, depth);
-		reset_field(r, f);
-		if (!(p = next_token(s, q + 1)))
-			return NULL;
-		if (*p != ':')
-			return fail(s, p, "expected ':'");
-		if (!(v = next_token(s, p + 1)))
+		if (depth == 1 && s->end - p >= 12 && (colon_end = known_key(p, &f))) {
+			reset_field(r, f);
+		} else {
+			if (!(q = skip_string(s, p + 1, &escaped)))
+				return NULL;
+			f = field_of(p + 1, (size_t)(q - p - 1), escaped, depth);
+			reset_field(r, f);
+			if (!(p = next_token(s, q + 1)))
+				return NULL;
+			if (*p != ':')
+				return fail(s, p, "expected ':'");
+			colon_end = p + 1;
+		}
+		if (!(v = next_token(s, colon_end)))
 			return NULL;
 		switch (*v) {
 		case '"':

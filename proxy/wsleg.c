@@ -111,12 +111,15 @@ int wsleg_read(struct conn *c, enum side s, unsigned char *p, size_t n)
 			int h;
 			if (!n)
 				return 0;
-			take = n < sizeof l->hdr - l->hdr_have ? n : sizeof l->hdr - l->hdr_have;
-			memcpy(l->hdr + l->hdr_have, p, take);
-			h = wsframe_parse_header(l->hdr, l->hdr_have + take, &l->frame);
-			if (h == 0) {
-				l->hdr_have += take;
-				return 0;
+			/* Most headers are whole in the read: parsed where they are. */
+			if (l->hdr_have || !(h = wsframe_parse_header(p, n, &l->frame))) {
+				take = n < sizeof l->hdr - l->hdr_have ? n : sizeof l->hdr - l->hdr_have;
+				memcpy(l->hdr + l->hdr_have, p, take);
+				h = wsframe_parse_header(l->hdr, l->hdr_have + take, &l->frame);
+				if (h == 0) {
+					l->hdr_have += take;
+					return 0;
+				}
 			}
 			why = h < 0 ? "bad WebSocket frame header" : frame_refused(l, s);
 			if (why) {

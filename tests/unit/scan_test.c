@@ -347,6 +347,34 @@ static void test_whitespace_and_duplicates(void)
 	oracle("{\"sessionId\":\"a\",\"sessionId\":\"b\",\"id\":1,\"id\":3,\"method\":\"x\",\"method\":\"y\"}", 1);
 }
 
+/* The top-level keys CDP sends are told by their bytes when a ':' follows
+ * at once (known_key): near misses, and keys too near the end for it, must
+ * come out as the general path says (jansson agrees with each). */
+static void test_known_keys(void)
+{
+	static const char *const msgs[] = {
+		"{\"id\":1,\"method\":\"a.b\",\"params\":{},\"sessionId\":\"S\"}",
+		"{\"id\" :1,\"method\" :\"a.b\",\"params\" :{},\"sessionId\" :\"S\"}",
+		"{\"idx\":1,\"methods\":\"a\",\"param\":{},\"sessionIdX\":\"S\",\"sessionI\":\"T\"}",
+		"{\"i\":1,\"Id\":2,\"ID\":3,\"metho\":\"m\",\"resul\":1,\"erro\":{\"code\":1}}",
+		"{\"error\":{\"code\":-32601,\"message\":\"x\"},\"id\":12345678}",
+		"{\"errors\":{\"code\":1},\"results\":2,\"sessionIds\":\"x\",\"id\":1}",
+		"{\"result\":{\"id\":9,\"method\":\"in\"},\"id\":3,\"sessionId\":\"A\"}",
+		"{\"x\":0,\"id\":1}", "{\"x\":0,\"id\" :1}", "{\"method\":\"m\"}",
+		"{\"x\":1,\"sessionId\":\"S\"}", "{\"sessionId\":\"S\"}",
+		"{\"\\u0069d\":4,\"method\":\"a\"}",
+	};
+	struct scan_result r;
+
+	for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++)
+		oracle(msgs[i], 1);
+	is_int(scan("{\"idx\":1,\"methods\":\"a\",\"sessionIdX\":\"S\"}", &r), 0, "near-miss keys");
+	ok(!r.has_id && !r.method.present && !r.session.present && r.kind == SCAN_OTHER,
+	   "idx, methods, sessionIdX are not id, method, sessionId");
+	is_int(scan("{\"id\" :7,\"sessionId\" :\"S\"}", &r), 0, "keys with a space before ':'");
+	ok(r.id == 7 && r.kind == SCAN_RESPONSE && r.session.present, "still found");
+}
+
 /* A command whose params hold a multi-megabyte string (with some escapes)
  * and whose sessionId comes last, as Chrome may send it. */
 static void test_big(void)
@@ -617,6 +645,7 @@ int main(void)
 	test_top_level_only();
 	test_numbers();
 	test_whitespace_and_duplicates();
+	test_known_keys();
 	test_big();
 	test_non_object();
 	test_invalid();
