@@ -18,7 +18,7 @@ static struct msg *msg_from_json(json_t *j)
 	return m;
 }
 
-#define NAME_BYTES 128   /* a logged method or session id, decoded */
+#define NAME_BYTES SESSIONS_NAME   /* a logged method or session id, decoded */
 
 /* scan_str_copy, returning the length copied (0 when absent). */
 static size_t copy_str(const char *buf, const struct scan_str *str, char *out)
@@ -26,6 +26,15 @@ static size_t copy_str(const char *buf, const struct scan_str *str, char *out)
 	long n = scan_str_copy(buf, str, out, NAME_BYTES);
 
 	return n < 0 ? 0 : n < NAME_BYTES ? (size_t)n : strlen(out);
+}
+
+/* What the sessions need of a message rec_scanned has filled rec from. */
+static struct sessions_msg session_msg(const char *buf, const struct scan_result *r,
+				       const struct log_rec *rec, const char *session)
+{
+	struct sessions_msg m = { buf, r, session, rec->method ? rec->method : "",
+				  rec->session ? rec->session_len : 0, rec->method_len };
+	return m;
 }
 
 /* Points rec at method (len bytes), or at none when it is empty. */
@@ -86,8 +95,10 @@ static void route_emit(struct conn *c, enum side to, json_t *j, const char *answ
 		if (answers)
 			rec_method(&rec, method, util_copy(method, answers, sizeof method));
 		rec.action = action;
-		if (to == UP && r.kind == SCAN_COMMAND)
-			sessions_on_command(&c->sessions, buf, &r, util_mono_us(), 1, NULL);
+		if (to == UP && r.kind == SCAN_COMMAND) {
+			struct sessions_msg sm = session_msg(buf, &r, &rec, session);
+			sessions_on_command(&c->sessions, &sm, util_mono_us(), 1, NULL);
+		}
 	}
 	count_and_log(c, !to, &rec, 1);
 	conn_enqueue(c, to, m);
@@ -208,6 +219,8 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
 	char method[NAME_BYTES], session[NAME_BYTES];   /* C strings once set below */
+	const char *name = method;   /* the method, or a response's command's */
+	struct sessions_msg msg;
 	struct sessions_match sm;
 	struct session *se;
 	struct policy_rule *rule = NULL;
@@ -223,12 +236,14 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		return;
 	}
 	rec_scanned(&rec, buf, &r, method, session);
+	msg = session_msg(buf, &r, &rec, session);
 	if (from == UP && r.kind == SCAN_RESPONSE &&
-	    sessions_on_response(&c->sessions, buf, &r, now, &sm) == 0) {
-		rec_method(&rec, method, util_copy(method, sm.method, sizeof method));
+	    sessions_on_response(&c->sessions, &msg, now, &sm) == 0) {
+		name = sm.method;
+		rec_method(&rec, name, sm.method_len);
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
-		stats_rtt(px->stats, method, rec.method_len, sm.rtt_us);
+		stats_rtt(px->stats, name, rec.method_len, sm.rtt_us);
 		if (sm.by_proxy) {      /* the answer to the proxy's own command */
 			rec.by_proxy = 1;
 			count_and_log(c, from, &rec, 1);
@@ -243,7 +258,7 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	}
 	if (pk && rec.method && px->policy->n_rules) {
 		se = sessions_get(&c->sessions, session);
-		rule = policy_match(px->policy, pk, method, rec.method_len,
+		rule = policy_match(px->policy, pk, name, rec.method_len,
 				    se ? se->type : NULL, se ? se->url : NULL);
 	}
 	if (rule) {
@@ -257,10 +272,10 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		count_and_log(c, from, &rec, rule->log);
 		if (rule->action == ACT_STUB) {
 			client_params = sessions_object_at(buf, &r.params);
-			sessions_on_stub(&c->sessions, session, method, client_params);
+			sessions_on_stub(&c->sessions, session, name, client_params);
 			json_decref(client_params);
 		}
-		route_answer(c, &r, session, method, rule);
+		route_answer(c, &r, session, name, rule);
 		msg_free(m);
 		return;
 	case ACT_DROP:
@@ -282,12 +297,13 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 			conn_enqueue(c, !from, m);
 			return;
 		}
+		msg.buf = buf;   /* its method and session are the message's before */
 		break;
 	default:
 		break;
 	}
 	if (pk == PK_COMMAND) {
-		sessions_on_command(&c->sessions, buf, &r, now, 0, client_params);
+		sessions_on_command(&c->sessions, &msg, now, 0, client_params);
 	} else if (pk == PK_EVENT) {
 		sessions_on_event(&c->sessions, buf, &r);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {

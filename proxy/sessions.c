@@ -114,20 +114,26 @@ struct session *sessions_get(const struct sessions *s, const char *id)
 	return slot ? *slot : NULL;
 }
 
-/* The pending-table key of (sessionId, id): the decoded session id, a NUL,
- * then the id's bytes. Returns its length. */
-static size_t pending_key(const char *buf, const struct scan_result *r, char *key, size_t keylen)
+/* The pending-table key of (sessionId, id): the session id, a NUL, then
+ * the id's bytes. Returns its length (key: SESSIONS_NAME + 8 bytes). */
+static size_t pending_key(const struct sessions_msg *msg, char *key)
 {
-	size_t room = keylen - sizeof r->id - 1;   /* for the id and its NUL */
-	long n = 0;
+	size_t n = msg->sid_len < SESSIONS_NAME ? msg->sid_len : SESSIONS_NAME - 1;
 
-	if (r->session.present)
-		n = scan_str_copy(buf, &r->session, key, room);
-	if (n < 0 || (size_t)n >= room)
-		n = (long)room - 1;   /* scan_str_copy truncated it there */
+	memcpy(key, msg->sid, n);
 	key[n] = '\0';
-	memcpy(key + n + 1, &r->id, sizeof r->id);
-	return (size_t)n + 1 + sizeof r->id;
+	memcpy(key + n + 1, &msg->r->id, sizeof msg->r->id);
+	return n + 1 + sizeof msg->r->id;
+}
+
+/* Copies a name of len bytes into out (SESSIONS_NAME), as the caller cut it. */
+static size_t name_copy(char *out, const char *name, size_t len)
+{
+	size_t n = len < SESSIONS_NAME ? len : SESSIONS_NAME - 1;
+
+	memcpy(out, name, n);
+	out[n] = '\0';
+	return n;
 }
 
 json_t *sessions_object_at(const char *buf, const struct scan_span *sp)
@@ -158,27 +164,27 @@ static enum pending_effect method_effect(const char *method, size_t n)
 	return n == 21 && !memcmp(method, "Target.attachToTarget", 21) ? EFFECT_ATTACH : EFFECT_NONE;
 }
 
-void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
+void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 			 uint64_t now_us, int by_proxy, json_t *client_params)
 {
-	char key[256];
+	char key[SESSIONS_NAME + 8];
 	size_t klen;
 	struct pending *pe;
 	void **slot;
 
-	if (!r->has_id || !r->id_is_int)
+	if (!msg->r->has_id || !msg->r->id_is_int)
 		return;
-	klen = pending_key(buf, r, key, sizeof key);
+	klen = pending_key(msg, key);
 	slot = table_put(&s->pending, key, klen);
 	if (*slot)             /* a reused id: the older command will never be matched */
 		pending_free(*slot);
 	pe = pending_new();
-	scan_str_copy(buf, &r->method, pe->method, sizeof pe->method);
+	pe->method_len = name_copy(pe->method, msg->method, msg->method_len);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
-	pe->effect = method_effect(pe->method, strlen(pe->method));
+	pe->effect = method_effect(pe->method, pe->method_len);
 	if (pe->effect == EFFECT_ENABLE || pe->effect == EFFECT_ATTACH)
-		pe->params = sessions_object_at(buf, &r->params);
+		pe->params = sessions_object_at(msg->buf, &msg->r->params);
 	if (!by_proxy && pe->params)
 		pe->client_params = client_params ? json_incref(client_params) : json_incref(pe->params);
 	*slot = pe;
@@ -227,24 +233,24 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
 	set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
 }
 
-int sessions_on_response(struct sessions *s, const char *buf,
-			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m)
+int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,
+			 uint64_t now_us, struct sessions_match *m)
 {
-	char key[256];
+	char key[SESSIONS_NAME + 8];
 	size_t klen;
 	struct pending *pe;
 
-	if (!r->has_id || !r->id_is_int)
+	if (!msg->r->has_id || !msg->r->id_is_int)
 		return -1;
-	klen = pending_key(buf, r, key, sizeof key);
+	klen = pending_key(msg, key);
 	pe = table_del(&s->pending, key, klen);
 	if (!pe)
 		return -1;
-	util_copy(m->method, pe->method, sizeof m->method);
+	m->method_len = name_copy(m->method, pe->method, pe->method_len);
 	m->rtt_us = now_us - pe->sent_us;
 	m->by_proxy = pe->by_proxy;
-	if (!r->error.present)
-		apply_response(s, key, pe, buf, r);
+	if (!msg->r->error.present)
+		apply_response(s, key, pe, msg->buf, msg->r);
 	pending_free(pe);
 	return 0;
 }

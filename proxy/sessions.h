@@ -23,9 +23,14 @@ struct session {
 /* What a command's successful response changes in the sessions. */
 enum pending_effect { EFFECT_NONE, EFFECT_ENABLE, EFFECT_DISABLE, EFFECT_ATTACH };
 
+/* Room for a method or session id as the proxy keeps it: decoded, cut to
+ * SESSIONS_NAME - 1 bytes (at a character's start), NUL-terminated. */
+#define SESSIONS_NAME 128
+
 /* A command waiting for its response. */
 struct pending {
-	char method[64];         /* truncated if longer; only used to file stats */
+	char method[SESSIONS_NAME];
+	size_t method_len;
 	uint64_t sent_us;        /* monotonic */
 	int by_proxy;            /* the proxy sent it: its response is not forwarded */
 	enum pending_effect effect;  /* told by its method, once, when it is sent */
@@ -35,7 +40,8 @@ struct pending {
 
 /* What a response was an answer to. */
 struct sessions_match {
-	char method[64];
+	char method[SESSIONS_NAME];
+	size_t method_len;
 	uint64_t rtt_us;
 	int by_proxy;
 };
@@ -50,17 +56,26 @@ struct sessions {
 void sessions_init(struct sessions *s, const char *path);
 void sessions_free(struct sessions *s);
 
+/* A scanned message with its session id and method as the caller decoded
+ * them once (SESSIONS_NAME; "" and 0 when absent). */
+struct sessions_msg {
+	const char *buf;
+	const struct scan_result *r;
+	const char *sid, *method;
+	size_t sid_len, method_len;
+};
+
 /* Records a command sent to Chrome at now_us, by the proxy or for the client.
  * client_params (borrowed; NULL: as sent) are the params the client gave,
  * before a rewrite. */
-void sessions_on_command(struct sessions *s, const char *buf, const struct scan_result *r,
+void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 			 uint64_t now_us, int by_proxy, json_t *client_params);
 
 /* Matches a response to its command, fills m, and applies its effect
  * (X.enable/X.disable answered without error, Target.attachToTarget).
  * Returns 0, or -1 when no such command is pending. */
-int sessions_on_response(struct sessions *s, const char *buf,
-			 const struct scan_result *r, uint64_t now_us, struct sessions_match *m);
+int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,
+			 uint64_t now_us, struct sessions_match *m);
 
 /* The client's X.enable or X.disable (method) on session sid was answered by
  * the proxy: record what the client asked for. params is borrowed. */

@@ -29,6 +29,24 @@ static int feed(const char *msg, struct scan_result *r, char **buf)
 	return 0;
 }
 
+/* msg with its session id and method decoded into sid and method, as
+ * route.c does (SESSIONS_NAME each). */
+static struct sessions_msg decoded(const char *buf, const struct scan_result *r,
+				   char *sid, char *method)
+{
+	long sn = scan_str_copy(buf, &r->session, sid, SESSIONS_NAME);
+	long mn = scan_str_copy(buf, &r->method, method, SESSIONS_NAME);
+	struct sessions_msg m = { buf, r, sid, method, 0, 0 };
+
+	if (sn < 0)
+		sid[0] = '\0';
+	if (mn < 0)
+		method[0] = '\0';
+	m.sid_len = strlen(sid);
+	m.method_len = strlen(method);
+	return m;
+}
+
 /* A command sent by the proxy (by_proxy) or for the client, whose params
  * before a rewrite were client_params (JSON text; NULL: as sent). */
 static void cmd_as(const char *msg, uint64_t now, int by_proxy, const char *client_params)
@@ -37,8 +55,12 @@ static void cmd_as(const char *msg, uint64_t now, int by_proxy, const char *clie
 	json_t *cp = client_params ? json_loads(client_params, 0, NULL) : NULL;
 	char *buf;
 
-	if (feed(msg, &r, &buf) == 0)
-		sessions_on_command(&S, buf, &r, now, by_proxy, cp);
+	char sid[SESSIONS_NAME], method[SESSIONS_NAME];
+
+	if (feed(msg, &r, &buf) == 0) {
+		struct sessions_msg m = decoded(buf, &r, sid, method);
+		sessions_on_command(&S, &m, now, by_proxy, cp);
+	}
 	free(buf);
 	json_decref(cp);
 }
@@ -60,8 +82,12 @@ static int resp(const char *msg, uint64_t now)
 	strcpy(got.method, "(untouched)");
 	got.rtt_us = UINT64_MAX;
 	got.by_proxy = -1;
-	if (feed(msg, &r, &buf) == 0)
-		rc = sessions_on_response(&S, buf, &r, now, &got);
+	char sid[SESSIONS_NAME], method[SESSIONS_NAME];
+
+	if (feed(msg, &r, &buf) == 0) {
+		struct sessions_msg m = decoded(buf, &r, sid, method);
+		rc = sessions_on_response(&S, &m, now, &got);
+	}
 	free(buf);
 	return rc;
 }
@@ -180,11 +206,13 @@ static void test_round_trip(void)
 	is_str(got.method, "Runtime.evaluate", "reused id: the later command's method");
 	is_int(got.rtt_us, 1000, "reused id: round trip from the later command");
 
-	/* A method longer than struct sessions_match holds is cut, not overrun. */
-	cmd("{\"id\":6,\"method\":\"LongDomainName.aMethodNameSoLongThatItCannotFitInSixtyFourBytesAtAll\"}", 0);
+	/* A method as long as SESSIONS_NAME holds comes back whole. */
+	cmd("{\"id\":6,\"method\":\"LongDomainName.aMethodNameSoLongThatItCannotFitInSixtyFourBytesAtAll"
+	    "ButInOneHundredAndTwentySevenItFitsWithRoomToSpare.x\"}", 0);
 	is_int(resp("{\"id\":6,\"result\":{}}", 7), 0, "long method: matched");
-	is_str(got.method, "LongDomainName.aMethodNameSoLongThatItCannotFitInSixtyFourBytes",
-	       "long method: cut to 63 bytes and terminated");
+	is_str(got.method, "LongDomainName.aMethodNameSoLongThatItCannotFitInSixtyFourBytesAtAll"
+	       "ButInOneHundredAndTwentySevenItFitsWithRoomToSpare.x", "long method: whole");
+	is_int(got.method_len, 120, "long method: its length");
 	is_int(got.rtt_us, 7, "long method: round trip");
 	sessions_free(&S);
 }
