@@ -1,8 +1,10 @@
 /* log: JSON Lines records of every message and connection. The proxy's
- * thread formats records into a buffer; full buffers go, in order, to a writer
- * thread that writes them to the file, so that neither the cost of the write
- * nor a slow disk holds up forwarding. A bounded number of buffers wait for
- * the writer; when all are taken the proxy waits too: nothing is dropped. */
+ * thread copies each message's record, as it is, into a buffer (a struct
+ * log_entry and its strings: a few dozen instructions); full buffers go, in
+ * order, to a writer thread that formats the records and writes them to the
+ * file, so that neither formatting, nor the write, nor a slow disk holds up
+ * forwarding. A bounded number of buffers wait for the writer; when all are
+ * taken the proxy waits too: nothing is dropped. */
 #include "log.h"
 
 #include <errno.h>
@@ -28,12 +30,29 @@ struct log_buf {
 	struct log_buf *next;
 };
 
+/* A record as the proxy's thread hands it over, followed by its method,
+ * session and body bytes (or, for text_len > 0, a line formatted already). */
+struct log_entry {
+	uint32_t size;                /* of the entry, bytes included; a multiple of 8 */
+	uint32_t text_len;
+	uint64_t t, gen, conn, bytes, rtt_us;
+	int64_t id, error;
+	const char *dir, *kind, *action;   /* static strings */
+	uint32_t method_len, session_len, body_len;
+	uint8_t has_id, has_rtt, has_error, by_proxy, has_method, has_session;
+	uint8_t has_body, body_cut, redacted;
+};
+
+#define ENTRY_ALIGN(n) (((n) + 7) & ~(size_t)7)
+
 struct log {
 	int fd;
 	size_t body_max;
 	uint64_t gen;
 	int secrets;
-	struct log_buf *cur;          /* the buffer records are formatted into */
+	struct log_buf *cur;          /* the buffer entries are copied into */
+	/* The writer thread's own. */
+	struct log_buf *text;         /* records formatted, to be written */
 	uint64_t t_last;              /* the last record's time, and its digits */
 	char t_digits[24];
 	size_t t_len;
@@ -48,6 +67,7 @@ struct log {
 };
 
 static void log_destroy(struct log *lg);
+static void write_entries(struct log *lg, const struct log_buf *b);
 
 static struct log_buf *log_buf_new(void)
 {
@@ -93,7 +113,7 @@ static void *log_writer(void *arg)
 		if (!lg->head)
 			lg->tail = NULL;
 		pthread_mutex_unlock(&lg->mu);
-		write_all(lg->fd, b->data, b->len);
+		write_entries(lg, b);
 		if (b->cap > 2 * LOG_FLUSH_AT) {   /* grown by a large body: not kept */
 			free(b->data);
 			b->cap = 2 * LOG_FLUSH_AT;
@@ -142,6 +162,7 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 	lg->fd = fd;
 	lg->body_max = body_max;
 	lg->cur = log_buf_new();
+	lg->text = log_buf_new();
 	pthread_mutex_init(&lg->mu, NULL);
 	pthread_cond_init(&lg->work, NULL);
 	pthread_cond_init(&lg->room, NULL);
@@ -153,20 +174,14 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 	return lg;
 }
 
-static void reserve(struct log *lg, size_t n)
+/* Room for n more bytes in b. */
+static void reserve(struct log_buf *b, size_t n)
 {
-	if (lg->cur->len + n <= lg->cur->cap)
+	if (b->len + n <= b->cap)
 		return;
-	while (lg->cur->len + n > lg->cur->cap)
-		lg->cur->cap *= 2;
-	lg->cur->data = xrealloc(lg->cur->data, lg->cur->cap);
-}
-
-static void put(struct log *lg, const char *s, size_t n)
-{
-	reserve(lg, n);
-	memcpy(lg->cur->data + lg->cur->len, s, n);
-	lg->cur->len += n;
+	while (b->len + n > b->cap)
+		b->cap *= 2;
+	b->data = xrealloc(b->data, b->cap);
 }
 
 /* A record is written at a cursor o, into room reserved for all of it
@@ -385,66 +400,153 @@ static size_t utf8_cut(const char *s, size_t n, size_t max)
 	return max;
 }
 
+/* Room at the end of lg->cur for an entry of n bytes in all (header
+ * included), zeroed header; returns it. */
+static struct log_entry *entry_new(struct log *lg, size_t n)
+{
+	struct log_entry *e;
+
+	n = ENTRY_ALIGN(n);
+	reserve(lg->cur, n);
+	e = (struct log_entry *)(void *)(lg->cur->data + lg->cur->len);
+	memset(e, 0, sizeof *e);
+	e->size = (uint32_t)n;
+	lg->cur->len += n;
+	return e;
+}
+
 void log_message(struct log *lg, const struct log_rec *r)
 {
-	uint64_t t = r->t ? r->t : util_now_us();
+	size_t blen = 0, n = 0;
+	char *clean = NULL, *o;
+	const char *body = NULL;
+	struct log_entry *e;
+
+	if (lg->body_max && r->body) {
+		size_t len = r->body_len;
+		clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
+		body = clean ? clean : r->body;
+		blen = utf8_cut(body, len, lg->body_max);
+		n = len;
+	}
+	e = entry_new(lg, sizeof *e + r->method_len + r->session_len + blen);
+	e->t = r->t ? r->t : util_now_us();
+	e->gen = lg->gen;
+	e->conn = r->conn;
+	e->dir = r->dir;
+	e->kind = r->kind;
+	e->action = r->action;
+	e->has_id = (uint8_t)!!r->has_id;
+	e->id = r->id;
+	e->bytes = r->bytes;
+	e->has_rtt = (uint8_t)!!r->has_rtt;
+	e->rtt_us = r->rtt_us;
+	e->has_error = (uint8_t)!!r->has_error;
+	e->error = r->error;
+	e->by_proxy = (uint8_t)!!r->by_proxy;
+	o = (char *)(e + 1);
+	if (r->method) {
+		e->has_method = 1;
+		e->method_len = (uint32_t)r->method_len;
+		o = at_bytes(o, r->method, r->method_len);
+	}
+	if (r->session) {
+		e->has_session = 1;
+		e->session_len = (uint32_t)r->session_len;
+		o = at_bytes(o, r->session, r->session_len);
+	}
+	if (body) {
+		e->has_body = 1;
+		e->body_len = (uint32_t)blen;
+		e->body_cut = blen < n;
+		e->redacted = clean != NULL;
+		at_bytes(o, body, blen);
+		free(clean);
+	}
+	if (lg->cur->len >= LOG_FLUSH_AT)
+		log_flush(lg);
+}
+
+/* The writer: formats entry e at the end of lg->text. */
+static void format_entry(struct log *lg, const struct log_entry *e)
+{
+	const char *method = (const char *)(e + 1), *session = method + e->method_len;
+	const char *body = session + e->session_len;
 	char *o;
 
-	/* Messages read together share their time: its digits are kept. */
-	if (t != lg->t_last) {
-		char *d = digits_before(lg->t_digits + sizeof lg->t_digits, t);
+	if (e->text_len) {
+		reserve(lg->text, e->text_len);
+		memcpy(lg->text->data + lg->text->len, method, e->text_len);
+		lg->text->len += e->text_len;
+		return;
+	}
+	/* Records read together share their time: its digits are kept. */
+	if (e->t != lg->t_last) {
+		char *d = digits_before(lg->t_digits + sizeof lg->t_digits, e->t);
 		lg->t_len = (size_t)(lg->t_digits + sizeof lg->t_digits - d);
 		memmove(lg->t_digits, d, lg->t_len);
-		lg->t_last = t;
+		lg->t_last = e->t;
 	}
 	/* The fixed keys (under 150 bytes), three short names (48), six numbers
-	 * (120), t_digits copied whole (24), and the two strings. */
-	reserve(lg, 342 + JSON_STR_ROOM(r->method_len) + JSON_STR_ROOM(r->session_len));
-	o = lg->cur->data + lg->cur->len;
+	 * (120), t_digits copied whole (24), the strings, and the end. */
+	reserve(lg->text, 342 + JSON_STR_ROOM(e->method_len) + JSON_STR_ROOM(e->session_len) +
+		(e->has_body ? 64 + JSON_STR_ROOM(e->body_len) : 0));
+	o = lg->text->data + lg->text->len;
 	o = AT_LIT(o, "{\"t\":");
 	memcpy(o, lg->t_digits, sizeof lg->t_digits);
 	o += lg->t_len;
-	o = at_uint(AT_LIT(o, ",\"gen\":"), lg->gen);
-	o = at_uint(AT_LIT(o, ",\"conn\":"), r->conn);
-	o = at_name(AT_LIT(o, ",\"dir\":\""), r->dir);
-	o = at_name(AT_LIT(o, "\",\"kind\":\""), r->kind);
+	o = at_uint(AT_LIT(o, ",\"gen\":"), e->gen);
+	o = at_uint(AT_LIT(o, ",\"conn\":"), e->conn);
+	o = at_name(AT_LIT(o, ",\"dir\":\""), e->dir);
+	o = at_name(AT_LIT(o, "\",\"kind\":\""), e->kind);
 	*o++ = '"';
-	if (r->has_id)
-		o = at_int(AT_LIT(o, ",\"id\":"), r->id);
-	if (r->method)
-		o = at_json_str(AT_LIT(o, ",\"method\":"), r->method, r->method_len);
-	if (r->session)
-		o = at_json_str(AT_LIT(o, ",\"session\":"), r->session, r->session_len);
-	o = at_uint(AT_LIT(o, ",\"bytes\":"), r->bytes);
-	if (r->has_rtt)
-		o = at_uint(AT_LIT(o, ",\"rtt_us\":"), r->rtt_us);
-	if (r->has_error)
-		o = at_int(AT_LIT(o, ",\"error\":"), r->error);
-	if (r->action) {
-		o = at_name(AT_LIT(o, ",\"action\":\""), r->action);
+	if (e->has_id)
+		o = at_int(AT_LIT(o, ",\"id\":"), e->id);
+	if (e->has_method)
+		o = at_json_str(AT_LIT(o, ",\"method\":"), method, e->method_len);
+	if (e->has_session)
+		o = at_json_str(AT_LIT(o, ",\"session\":"), session, e->session_len);
+	o = at_uint(AT_LIT(o, ",\"bytes\":"), e->bytes);
+	if (e->has_rtt)
+		o = at_uint(AT_LIT(o, ",\"rtt_us\":"), e->rtt_us);
+	if (e->has_error)
+		o = at_int(AT_LIT(o, ",\"error\":"), e->error);
+	if (e->action) {
+		o = at_name(AT_LIT(o, ",\"action\":\""), e->action);
 		*o++ = '"';
 	}
-	if (r->by_proxy)
+	if (e->by_proxy)
 		o = AT_LIT(o, ",\"by\":\"proxy\"");
-	lg->cur->len = (size_t)(o - lg->cur->data);
-	if (lg->body_max && r->body) {
-		size_t len = r->body_len, n;
-		char *clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
-		const char *body = clean ? clean : r->body;
-		n = utf8_cut(body, len, lg->body_max);
-		reserve(lg, 64 + JSON_STR_ROOM(n));
-		o = lg->cur->data + lg->cur->len;
-		o = at_json_str(AT_LIT(o, ",\"body\":"), body, n);
-		if (n < len)
+	if (e->has_body) {
+		o = at_json_str(AT_LIT(o, ",\"body\":"), body, e->body_len);
+		if (e->body_cut)
 			o = AT_LIT(o, ",\"truncated\":true");
-		if (clean)
+		if (e->redacted)
 			o = AT_LIT(o, ",\"redacted\":true");
-		lg->cur->len = (size_t)(o - lg->cur->data);
-		free(clean);
 	}
-	put(lg, "}\n", 2);
-	if (lg->cur->len >= LOG_FLUSH_AT)
-		log_flush(lg);
+	o = AT_LIT(o, "}\n");
+	lg->text->len = (size_t)(o - lg->text->data);
+}
+
+/* The writer: formats the entries of b and writes them, LOG_FLUSH_AT or
+ * more bytes a write. */
+static void write_entries(struct log *lg, const struct log_buf *b)
+{
+	for (size_t off = 0; off < b->len; off += ((const struct log_entry *)(const void *)(b->data + off))->size) {
+		format_entry(lg, (const struct log_entry *)(const void *)(b->data + off));
+		if (lg->text->len >= LOG_FLUSH_AT) {
+			write_all(lg->fd, lg->text->data, lg->text->len);
+			lg->text->len = 0;
+		}
+	}
+	if (lg->text->len)
+		write_all(lg->fd, lg->text->data, lg->text->len);
+	lg->text->len = 0;
+	if (lg->text->cap > 2 * LOG_FLUSH_AT) {   /* grown by a large body: not kept */
+		free(lg->text->data);
+		lg->text->cap = 2 * LOG_FLUSH_AT;
+		lg->text->data = xmalloc(lg->text->cap);
+	}
 }
 
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
@@ -452,12 +554,17 @@ void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 	json_t *rec = json_pack("{s:I, s:I, s:I, s:s}", "t", (json_int_t)util_now_us(),
 				"gen", (json_int_t)lg->gen, "conn", (json_int_t)conn, "kind", kind);
 	char *line;
+	size_t n;
+	struct log_entry *e;
 
 	json_object_update(rec, fields);
 	json_decref(fields);
 	line = json_dumps(rec, JSON_COMPACT);
-	put(lg, line, strlen(line));
-	put(lg, "\n", 1);
+	n = strlen(line);
+	e = entry_new(lg, sizeof *e + n + 1);
+	e->text_len = (uint32_t)(n + 1);
+	memcpy(e + 1, line, n);
+	((char *)(e + 1))[n] = '\n';
 	free(line);
 	json_decref(rec);
 	if (lg->cur->len >= LOG_FLUSH_AT)
@@ -503,7 +610,8 @@ void log_flush(struct log *lg)
 static void log_destroy(struct log *lg)
 {
 	lg->cur->next = lg->spare;   /* freed with the spares */
-	lg->spare = lg->cur;
+	lg->text->next = lg->cur;
+	lg->spare = lg->text;
 	while (lg->spare) {
 		struct log_buf *b = lg->spare;
 		lg->spare = b->next;
