@@ -149,12 +149,22 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	conn_free(c);
 }
 
+void conn_rx_update(struct conn *c, enum side s)
+{
+	int want = !c->choked[s] && (!c->paused[s] || c->leg[s].close_sent);
+
+	if (!c->wsi[s] || want == c->reading[s])
+		return;
+	c->reading[s] = want;
+	lws_rx_flow_control(c->wsi[s], want);
+}
+
 static void resume_if_drained(struct conn *c, enum side s)
 {
 	/* Reading side !s fills out[s]; resume it once out[s] is half drained. */
-	if (c->paused[!s] && c->wsi[!s] && c->out[s].bytes <= c->px->cfg.queue_bytes / 2) {
+	if (c->paused[!s] && c->out[s].bytes <= c->px->cfg.queue_bytes / 2) {
 		c->paused[!s] = 0;
-		lws_rx_flow_control(c->wsi[!s], 1);
+		conn_rx_update(c, !s);
 	}
 }
 
@@ -181,9 +191,9 @@ void conn_enqueue(struct conn *c, enum side to, struct msg *m)
 		c->px->dirty = c;
 	}
 	c->dirty |= 1u << to;
-	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from] && c->wsi[from]) {
+	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from]) {
 		c->paused[from] = 1;
-		lws_rx_flow_control(c->wsi[from], 0);
+		conn_rx_update(c, from);
 	}
 }
 
@@ -333,8 +343,12 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	}
 	if (used && conn_send(wsi, batch, used) < 0)
 		return -1;
-	if (q->head) {
-		if (!held)   /* else the hold's timer asks */
+	/* While lws holds a remainder, side s is not read; lws calls back
+	 * when it has written it. */
+	c->choked[s] = lws_partial_buffered(wsi);
+	conn_rx_update(c, s);
+	if (q->head || c->choked[s]) {
+		if (!held || c->choked[s])   /* else the hold's timer asks */
 			lws_callback_on_writable(wsi);
 		return 0;
 	}
@@ -413,6 +427,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	for (int s = DOWN; s <= UP; s++) {
 		c->hold[s].c = c;
 		c->hold[s].side = (enum side)s;
+		c->reading[s] = 1;
 	}
 	c->path = xstrdup(path);
 	c->wsi[DOWN] = down;

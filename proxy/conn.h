@@ -68,6 +68,8 @@ struct conn {
 	struct msg *rx[2];            /* being reassembled from side s */
 	int discarding[2];            /* skipping the rest of a too large message from s */
 	int paused[2];                /* reading side s is paused for backpressure */
+	int choked[2];                /* lws holds a remainder written to side s */
+	int reading[2];               /* lws reads side s (see conn_rx_update) */
 	int closing[2];               /* close side s once out[s] is written */
 	uint16_t close_code[2];       /* ... with this code and reason */
 	char close_reason[2][124];
@@ -103,6 +105,11 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
  * Returns -1 to close side s. */
 int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t len,
 		 uint64_t frame_rest, int final);
+/* Reads side s or not, as its state asks: not while the other side's queue
+ * is over its bound (unless the proxy's close went to s and its answer is
+ * awaited), nor while lws holds a remainder written to s (lws 4.1.6 does not
+ * read a raw socket then, yet polls it for input: the loop would spin). */
+void conn_rx_update(struct conn *c, enum side s);
 /* Side s sent its close frame (payload in, len). */
 void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len);
 /* Writes what is queued for side s as frames, batched, as much as the

@@ -5,6 +5,7 @@
  * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,19 +37,47 @@ static int take_socket(struct lws *wsi)
 	return own;
 }
 
+/* Does the comma-separated header value list the token (case aside)? */
+static int has_token(const char *value, const char *token)
+{
+	size_t n = strlen(token);
+
+	for (const char *p = value; *p; p += strcspn(p, ",")) {
+		p += strspn(p, ", \t");
+		if (!strncasecmp(p, token, n) && strchr(", \t", p[n]))
+			return 1;
+	}
+	return 0;
+}
+
+/* What is wrong with the upgrade request (RFC 6455 4.2.1), or NULL. */
+static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
+{
+	char version[8] = "", connection[256] = "";
+
+	if (lws_hdr_copy(wsi, connection, sizeof connection, WSI_TOKEN_CONNECTION) <= 0 ||
+	    !has_token(connection, "upgrade"))
+		return "a WebSocket upgrade needs Connection: Upgrade";
+	if (lws_hdr_copy(wsi, key, (int)keylen, WSI_TOKEN_KEY) != 24)
+		return "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64";
+	if (lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION) <= 0 || strcmp(version, "13"))
+		return "a WebSocket upgrade needs Sec-WebSocket-Version: 13";
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL) > 0)
+		return "CDP has no WebSocket subprotocol: leave out Sec-WebSocket-Protocol";
+	return NULL;
+}
+
 int downstream_take(struct proxy *px, struct lws *wsi)
 {
-	char key[64] = "", version[8] = "", uri[1024] = "", path[2048], accept[29];
+	char key[64] = "", uri[1024] = "", path[2048], accept[29];
 	char resp[LWS_PRE + 160], *p = resp + LWS_PRE;
+	const char *why;
 	lws_adopt_desc_t ad;
 	struct lws *down;
 	int n;
 
-	if (lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY) <= 0 ||
-	    lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION) <= 0 ||
-	    strcmp(version, "13")) {
-		lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket upgrade needs "
-				       "Sec-WebSocket-Key and Sec-WebSocket-Version: 13");
+	if ((why = upgrade_refused(wsi, key, sizeof key))) {
+		lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, why);
 		return 1;
 	}
 	lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
@@ -62,8 +91,9 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 		return -1;
 	if (!(down = lws_adopt_descriptor_vhost_via_info(&ad)))
 		return -1;   /* lws closed the socket */
-	/* The client sends nothing before this answer (RFC 6455 4.1), so lws
-	 * has read nothing past the request. */
+	/* A client sends nothing before this answer (RFC 6455 4.1), so lws
+	 * has read nothing past the request (what one sent with its request
+	 * regardless would be lost: lws 4.1.6 has no way to hand it over). */
 	wsframe_accept_key(key, strlen(key), accept);
 	n = snprintf(p, sizeof resp - LWS_PRE, "HTTP/1.1 101 Switching Protocols\r\n"
 		     "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",

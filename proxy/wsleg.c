@@ -13,11 +13,16 @@
 /* How long a client has to answer the proxy's close frame. */
 #define CLOSE_ACK_SECS 5
 
+/* Writes a close frame to side s; -1 if it could not go out, as when a
+ * message's frame is partly written (a close frame inside it would be read
+ * as its payload): the socket is then closed without one. */
 static int send_close(struct conn *c, enum side s, const unsigned char *payload, size_t len)
 {
 	unsigned char buf[LWS_PRE + WSFRAME_HEADER_MAX + 125], *p = buf + LWS_PRE, mask[4];
 	size_t h;
 
+	if (c->out[s].head && c->out[s].head->sent)
+		return -1;
 	if (s == UP)
 		wsframe_new_mask(mask);
 	h = wsframe_header(p, WSFRAME_CLOSE, 1, len, s == UP ? mask : NULL);
@@ -44,8 +49,10 @@ int wsleg_close(struct conn *c, enum side s)
 		return -1;   /* Chrome needs no wait: it closes its end next */
 	/* A client's socket is closed once it answers (or the time is up), so
 	 * that what it still sends meanwhile does not reset the connection
-	 * before it has read the close frame. */
+	 * before it has read the close frame; its answer is read even if
+	 * reading it was paused. */
 	lws_set_timeout(c->wsi[s], PENDING_TIMEOUT_CLOSE_ACK, CLOSE_ACK_SECS);
+	conn_rx_update(c, s);
 	return 0;
 }
 
@@ -76,6 +83,21 @@ static const char *frame_refused(const struct wsleg *l, enum side s)
 	return NULL;
 }
 
+/* Is a close frame's payload one a peer may send (RFC 6455 5.5.1, 7.4):
+ * none, or a code in use (1000-1003, 1007-1014, 3000-4999) and a reason? */
+static int close_payload_ok(const unsigned char *p, size_t n)
+{
+	unsigned code;
+
+	if (n == 0)
+		return 1;
+	if (n == 1)
+		return 0;
+	code = (unsigned)p[0] << 8 | p[1];
+	return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) ||
+	       (code >= 3000 && code <= 4999);
+}
+
 /* A whole control frame from side s. Returns -1 to close its socket. */
 static int on_control(struct conn *c, enum side s)
 {
@@ -84,6 +106,13 @@ static int on_control(struct conn *c, enum side s)
 	if (l->frame.opcode == WSFRAME_CLOSE) {
 		if (l->close_sent)   /* the answer to ours */
 			return -1;
+		if (s == DOWN && !close_payload_ok(l->control, l->control_len)) {
+			char why[80] = "client sent a close frame of 1 byte";
+			if (l->control_len > 1)
+				snprintf(why, sizeof why, "client sent close code %u, which is not to be sent",
+					 (unsigned)l->control[0] << 8 | l->control[1]);
+			return protocol_error(c, DOWN, why);
+		}
 		conn_peer_close(c, s, l->control, l->control_len);
 		/* A client is answered in kind; Chrome closes its end next. */
 		if (s == DOWN)

@@ -147,17 +147,39 @@ test("the client's frames: a fragmented message with a ping between its fragment
   const stray = await second;
   assert.equal(stray.code, 1002, 'a stray continuation frame: 1002');
   assert.match(stray.reason, /continuation/);
+  // A close code no endpoint may send (1005: "no status") gets 1002 too.
+  const ws3 = await h.wsConnect(version.webSocketDebuggerUrl);
+  const third = closed(ws3);
+  ws3._socket.write(Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xed]));
+  const reserved = await third;
+  assert.equal(reserved.code, 1002, 'close code 1005 from a client: 1002');
+  assert.match(reserved.reason, /close code 1005/);
+  // Upgrades RFC 6455 does not allow, or that ask for a subprotocol, get 400.
+  const { host, port } = new URL(version.webSocketDebuggerUrl);
+  const upgrade = (headers) => new Promise((resolve) => {
+    const sock = net.connect(Number(port), host.replace(/:.*/, ''));
+    let got = '';
+    sock.on('data', (d) => { got += d; });
+    sock.on('close', () => resolve(got.split('\r\n')[0]));
+    sock.on('error', () => resolve(got.split('\r\n')[0]));
+    sock.write(`GET ${new URL(version.webSocketDebuggerUrl).pathname} HTTP/1.1\r\nHost: ${host}\r\n` +
+      `Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${headers}\r\n`);
+    setTimeout(() => sock.end(), 500);
+  });
+  assert.match(await upgrade('Connection: keep-alive\r\n'), / 400 /, 'no Connection: Upgrade: 400');
+  assert.match(await upgrade('Connection: Upgrade\r\nSec-WebSocket-Protocol: foo\r\n'), / 400 /, 'a subprotocol asked for: 400');
+  assert.match(await upgrade('Connection: keep-alive, Upgrade\r\n'), / 101 /, 'Connection: keep-alive, Upgrade: 101');
   const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
   assert.match((await cdp.call('Browser.getVersion')).product, /Chrome\//, 'the next client is served');
   await cdp.close();
   const log = await h.waitForLog(env.proxy.logPath, (l) => l.slice(seen).filter((r) => r.kind === 'close' &&
-    r.side === 'client').length >= 3, "the three clients' closes").then((l) => l.slice(seen));
+    r.side === 'client').length >= 5, "the clients' closes").then((l) => l.slice(seen));
   const conn = log.find((r) => r.kind === 'open').conn;   // the fragmenting client's
   const ups = log.filter((r) => r.conn === conn && r.dir === 'up');
   assert.deepEqual(ups.map((r) => [r.kind, r.id, r.method, r.bytes]), [['command', 1, 'Browser.getVersion', 38]],
     'the fragmented command is logged once, whole; the refused frame not at all');
   const refused = log.filter((r) => r.kind === 'close' && r.side === 'client' && r.code === 1002);
-  assert.equal(refused.length, 2, 'both refusals are logged with 1002');
+  assert.equal(refused.length, 3, 'the three refusals are logged with 1002');
   assert.ok(refused.every((r) => r.by === 'proxy'), 'as closed by the proxy');
 });
 
