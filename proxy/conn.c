@@ -8,6 +8,9 @@
 #include "util.h"
 
 #define WRITE_CHUNK (1024 * 1024)  /* bytes per write of a large message */
+/* A remainder lws still holds this long after a write means a peer that is
+ * not reading (a busy one takes it within microseconds). */
+#define CHOKE_AFTER_US (20 * 1000)
 #define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
 
 const char *const side_name[2] = { "client", "upstream" };
@@ -112,8 +115,10 @@ static void conn_free(struct conn *c)
 	}
 	sessions_free(&c->sessions);
 	upstream_free(c);
-	lws_sul_cancel(&c->hold[DOWN].sul);
-	lws_sul_cancel(&c->hold[UP].sul);
+	for (int s = DOWN; s <= UP; s++) {
+		lws_sul_cancel(&c->hold[s].sul);
+		lws_sul_cancel(&c->choke[s].sul);
+	}
 	lws_sul_cancel(&c->up_timer);
 	free(c->path);
 	free(c);
@@ -253,6 +258,38 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
+/* CHOKE_AFTER_US after a write that left a remainder: if lws still holds
+ * it, side s is not read until lws has written it and called back. */
+static void conn_choke_check(lws_sorted_usec_list_t *sul)
+{
+	struct conn_hold *h = lws_container_of(sul, struct conn_hold, sul);
+	struct conn *c = h->c;
+	enum side s = h->side;
+
+	c->choke_armed[s] = 0;
+	if (!c->wsi[s])
+		return;
+	c->choked[s] = lws_partial_buffered(c->wsi[s]);
+	conn_rx_update(c, s);
+	if (c->choked[s])
+		lws_callback_on_writable(c->wsi[s]);
+}
+
+/* After a write to side s: a remainder is checked on later; none unchokes. */
+static void conn_choke_update(struct conn *c, enum side s, struct lws *wsi)
+{
+	if (lws_partial_buffered(wsi)) {
+		if (!c->choked[s] && !c->choke_armed[s]) {
+			c->choke_armed[s] = 1;
+			lws_sul_schedule(c->px->ctx, 0, &c->choke[s].sul, conn_choke_check,
+					 CHOKE_AFTER_US);
+		}
+	} else if (c->choked[s]) {
+		c->choked[s] = 0;
+		conn_rx_update(c, s);
+	}
+}
+
 /* Takes the written head message off out[s]. */
 static void conn_dequeue(struct conn *c, enum side s)
 {
@@ -343,10 +380,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	}
 	if (used && conn_send(wsi, batch, used) < 0)
 		return -1;
-	/* While lws holds a remainder, side s is not read; lws calls back
-	 * when it has written it. */
-	c->choked[s] = lws_partial_buffered(wsi);
-	conn_rx_update(c, s);
+	conn_choke_update(c, s, wsi);
 	if (q->head || c->choked[s]) {
 		if (!held || c->choked[s])   /* else the hold's timer asks */
 			lws_callback_on_writable(wsi);
@@ -427,6 +461,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	for (int s = DOWN; s <= UP; s++) {
 		c->hold[s].c = c;
 		c->hold[s].side = (enum side)s;
+		c->choke[s] = c->hold[s];
 		c->reading[s] = 1;
 	}
 	c->path = xstrdup(path);

@@ -68,7 +68,9 @@ struct conn {
 	struct msg *rx[2];            /* being reassembled from side s */
 	int discarding[2];            /* skipping the rest of a too large message from s */
 	int paused[2];                /* reading side s is paused for backpressure */
-	int choked[2];                /* lws holds a remainder written to side s */
+	int choked[2];                /* lws has held a remainder for side s a while */
+	struct conn_hold choke[2];    /* checks a remainder CHOKE_AFTER_US later */
+	int choke_armed[2];
 	int reading[2];               /* lws reads side s (see conn_rx_update) */
 	int closing[2];               /* close side s once out[s] is written */
 	uint16_t close_code[2];       /* ... with this code and reason */
@@ -107,8 +109,9 @@ int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t
 		 uint64_t frame_rest, int final);
 /* Reads side s or not, as its state asks: not while the other side's queue
  * is over its bound (unless the proxy's close went to s and its answer is
- * awaited), nor while lws holds a remainder written to s (lws 4.1.6 does not
- * read a raw socket then, yet polls it for input: the loop would spin). */
+ * awaited), nor while lws has long held a remainder written to s (lws 4.1.6
+ * does not read a raw socket then, yet polls it for input: the loop would
+ * spin for as long as the peer does not read). */
 void conn_rx_update(struct conn *c, enum side s);
 /* Side s sent its close frame (payload in, len). */
 void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len);

@@ -11,6 +11,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 const h = require('./lib/harness');
 
@@ -90,9 +91,19 @@ function cpuTicks(pid) {
   return Number(f[11]) + Number(f[12]);   // utime + stime, in 1/100 s
 }
 
-// A client that reads nothing but keeps sending, through a proxy in front
-// of a fresh cdp-echo: returns the proxy, the echo and the open WebSocket
-// once every queue and socket buffer is full.
+// A masked text frame (mask 0: the payload goes as it is).
+function frame(text) {
+  const payload = Buffer.from(text);
+  const head = Buffer.alloc(14);
+  head[0] = 0x81;
+  head[1] = 0x80 | 127;
+  head.writeBigUInt64BE(BigInt(payload.length), 2);
+  return Buffer.concat([head, payload]);   // bytes 10..13: the zero mask
+}
+
+// A client that reads nothing but keeps sending (a raw socket: nothing in
+// it reads behind the test's back), through a proxy in front of a fresh
+// cdp-echo: returns them once every queue and socket buffer is full.
 async function stuckClient(proxyArgs) {
   const echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -101,14 +112,22 @@ async function stuckClient(proxyArgs) {
   const port = await h.waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
     { what: 'cdp-echo to listen' });
   const proxy = await h.startProxy({ upstreamPort: port, args: proxyArgs });
-  const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/stuck`);
-  ws._socket.pause();   // reads nothing from here on
-  ws.send(JSON.stringify({ id: 1, method: 'Echo.flood', params: { count: 2000, size: 1 << 20 } }));
+  const sock = net.connect(proxy.port, '127.0.0.1');
+  let got = Buffer.alloc(0);
+  const onData = (d) => { got = Buffer.concat([got, d]); };
+  sock.on('data', onData);
+  sock.on('error', () => {});
+  sock.write(`GET /devtools/browser/stuck HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n` +
+    'Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+  await h.waitFor(() => got.includes('\r\n\r\n'), { what: 'the 101' });
+  sock.off('data', onData);
+  sock.pause();   // reads nothing from here on
+  sock.write(frame(JSON.stringify({ id: 1, method: 'Echo.flood', params: { count: 2000, size: 1000000 } })));
   await h.sleep(1000);
-  const big = 'q'.repeat(200 * 1024);
-  for (let i = 0; i < 200; i++) ws.send(JSON.stringify({ id: 2 + i, method: 'Test.stuck', params: { big } }));
+  const big = 'q'.repeat(200000);
+  for (let i = 0; i < 200; i++) sock.write(frame(JSON.stringify({ id: 2 + i, method: 'a', params: { big } })));
   await h.sleep(1500);
-  return { echo, proxy, ws };
+  return { echo, proxy, sock };
 }
 
 async function stopStuck(env) {
@@ -117,6 +136,7 @@ async function stopStuck(env) {
     env.proxy.removeDir();
     assert.equal(res.code, 0, 'proxy exits 0');
   }
+  if (env.sock) env.sock.destroy();
   if (env.echo) env.echo.kill('SIGTERM');
 }
 
@@ -137,18 +157,33 @@ test('a client that stops reading and goes on sending: the proxy waits without s
 });
 
 test('a close the proxy starts while reading the client is paused is answered at once', ALL, async (t) => {
-  let env = {};
+  const env = {};
   try {
-    env = await stuckClient(['--queue-bytes', String(QUEUE)]);
+    env.echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    env.echo.stdout.on('data', (d) => { out += d; });
+    env.echo.stderr.on('data', (d) => { out += d; });
+    const port = await h.waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
+      { what: 'cdp-echo to listen' });
+    env.proxy = await h.startProxy({ upstreamPort: port, args: ['--queue-bytes', String(QUEUE)] });
+    const ws = await h.wsConnect(`ws://127.0.0.1:${env.proxy.port}/devtools/page/stuck`);
+    // The client reads nothing and sends more than the queue bound, so the
+    // proxy pauses reading it.
+    ws._socket.pause();
+    ws.send(JSON.stringify({ id: 1, method: 'Echo.flood', params: { count: 2000, size: 1 << 20 } }));
+    await h.sleep(1000);
+    const big = 'q'.repeat(200 * 1024);
+    for (let i = 0; i < 200; i++) ws.send(JSON.stringify({ id: 2 + i, method: 'Test.stuck', params: { big } }));
+    await h.sleep(1500);
     // Chrome's side goes away: the proxy closes the client with 1011 (after
     // what is queued), and the client's answer must be read although
     // reading it was paused: the socket closes at once, not after 5 s.
     env.echo.kill('SIGKILL');
     await h.sleep(300);
-    const closed = new Promise((resolve) => env.ws.once('close', (code) => resolve({ code, at: Date.now() })));
+    const closed = new Promise((resolve) => ws.once('close', (code) => resolve({ code, at: Date.now() })));
     const t0 = Date.now();
-    env.ws.on('message', () => {});
-    env.ws._socket.resume();
+    ws.on('message', () => {});
+    ws._socket.resume();
     const c = await Promise.race([closed, h.sleep(8000).then(() => ({ code: 'none', at: Date.now() }))]);
     t.diagnostic(`closed ${c.at - t0} ms after the client read again`);
     assert.equal(c.code, 1011, 'the client gets 1011: its upstream is gone');
