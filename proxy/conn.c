@@ -8,8 +8,8 @@
 #include "util.h"
 
 #define WRITE_CHUNK (1024 * 1024)  /* bytes per write of a large message */
-/* A remainder lws still holds this long after a write means a peer that is
- * not reading (a busy one takes it within microseconds). */
+/* A remainder lws holds this long with no write done meanwhile means a peer
+ * that is not reading (a busy one takes it within microseconds). */
 #define CHOKE_AFTER_US (20 * 1000)
 #define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
 
@@ -258,8 +258,13 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
+static void conn_choke_update(struct conn *c, enum side s, struct lws *wsi);
+
 /* CHOKE_AFTER_US after a write that left a remainder: if lws still holds
- * it, side s is not read until lws has written it and called back. */
+ * one and has not called back to write more since (the peer took nothing),
+ * side s is not read until lws has written it and called back. A peer that
+ * reads while big messages go out always leaves some remainder, a new one
+ * each time: that side stays read. */
 static void conn_choke_check(lws_sorted_usec_list_t *sul)
 {
 	struct conn_hold *h = lws_container_of(sul, struct conn_hold, sul);
@@ -269,6 +274,10 @@ static void conn_choke_check(lws_sorted_usec_list_t *sul)
 	c->choke_armed[s] = 0;
 	if (!c->wsi[s])
 		return;
+	if (c->writes[s] != c->writes_then[s]) {   /* progress: look again later */
+		conn_choke_update(c, s, c->wsi[s]);
+		return;
+	}
 	c->choked[s] = lws_partial_buffered(c->wsi[s]);
 	conn_rx_update(c, s);
 	if (c->choked[s])
@@ -281,6 +290,7 @@ static void conn_choke_update(struct conn *c, enum side s, struct lws *wsi)
 	if (lws_partial_buffered(wsi)) {
 		if (!c->choked[s] && !c->choke_armed[s]) {
 			c->choke_armed[s] = 1;
+			c->writes_then[s] = c->writes[s];
 			lws_sul_schedule(c->px->ctx, 0, &c->choke[s].sul, conn_choke_check,
 					 CHOKE_AFTER_US);
 		}
@@ -325,6 +335,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	size_t used = 0;
 	int held = 0;
 
+	c->writes[s]++;
 	while (q->head) {
 		struct msg *m = q->head;
 		uint64_t now;

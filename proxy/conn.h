@@ -71,6 +71,7 @@ struct conn {
 	int choked[2];                /* lws has held a remainder for side s a while */
 	struct conn_hold choke[2];    /* checks a remainder CHOKE_AFTER_US later */
 	int choke_armed[2];
+	unsigned writes[2], writes_then[2];  /* conn_writeable calls: now, when armed */
 	int reading[2];               /* lws reads side s (see conn_rx_update) */
 	int closing[2];               /* close side s once out[s] is written */
 	uint16_t close_code[2];       /* ... with this code and reason */
