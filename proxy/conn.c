@@ -15,45 +15,54 @@
 
 const char *const side_name[2] = { "client", "upstream" };
 
-/* Small messages (most CDP traffic) live in one block with their struct,
- * and blocks are kept for reuse: no malloc per message on the hot path. */
+/* Small messages (most CDP traffic) live in one block with their struct, of
+ * the smallest size class that holds them (each class a third to a half
+ * larger than the one before: a 1 KiB event takes a 1 KiB block, not a
+ * 4 KiB one), and blocks are kept for reuse: no malloc per message on the
+ * hot path. What is kept is bounded in bytes, all classes together. */
 #define MSG_SMALL 4096
-#define MSG_POOL_MAX 4096
-static struct msg *msg_pool;
-static unsigned msg_pooled;
+#define MSG_POOL_BYTES (4 * 1024 * 1024)
+static const size_t msg_class_cap[] = { 256, 384, 512, 768, 1024, 1536, 2048, 3072, MSG_SMALL };
+#define MSG_CLASSES (sizeof msg_class_cap / sizeof msg_class_cap[0])
+static struct msg *msg_pool[MSG_CLASSES];
+static size_t msg_pooled_bytes;
 
-static int msg_inline(const struct msg *m)
+/* The bytes of a block of class k. */
+static size_t msg_block(int k)
 {
-	return m->buf == (const unsigned char *)(m + 1);
+	return sizeof(struct msg) + LWS_PRE + msg_class_cap[k];
 }
 
 struct msg *msg_new(size_t len)
 {
 	struct msg *m;
+	int k = -1;
 
-	if (len <= MSG_SMALL && msg_pool) {
-		m = msg_pool;
-		msg_pool = m->next;
-		msg_pooled--;
+	if (len <= MSG_SMALL)
+		for (k = 0; msg_class_cap[k] < len; k++)
+			;
+	if (k >= 0 && (m = msg_pool[k])) {
+		msg_pool[k] = m->next;
+		msg_pooled_bytes -= msg_block(k);
 	} else {
-		m = xmalloc(sizeof *m + (len <= MSG_SMALL ? LWS_PRE + MSG_SMALL : 0));
+		m = xmalloc(k >= 0 ? msg_block(k) : sizeof *m);
 	}
 	memset(m, 0, sizeof *m);
-	m->buf = len <= MSG_SMALL ? (unsigned char *)(m + 1) : xmalloc(LWS_PRE + len);
-	m->cap = len <= MSG_SMALL ? MSG_SMALL : len;
+	m->cls = k;
+	m->buf = k >= 0 ? (unsigned char *)(m + 1) : xmalloc(LWS_PRE + len);
+	m->cap = k >= 0 ? msg_class_cap[k] : len;
 	m->opcode = WSFRAME_TEXT;
 	return m;
 }
 
 void msg_free(struct msg *m)
 {
-	if (!msg_inline(m)) {
+	if (m->buf != (unsigned char *)(m + 1))   /* large, or grown (msg_grow) */
 		free(m->buf);
-		free(m);
-	} else if (msg_pooled < MSG_POOL_MAX) {
-		m->next = msg_pool;
-		msg_pool = m;
-		msg_pooled++;
+	if (m->cls >= 0 && msg_pooled_bytes + msg_block(m->cls) <= MSG_POOL_BYTES) {
+		m->next = msg_pool[m->cls];
+		msg_pool[m->cls] = m;
+		msg_pooled_bytes += msg_block(m->cls);
 	} else {
 		free(m);
 	}
@@ -65,7 +74,7 @@ static void msg_grow(struct msg *m, size_t cap)
 	unsigned char *buf = xmalloc(LWS_PRE + cap);
 
 	memcpy(buf + LWS_PRE, m->buf + LWS_PRE, m->len);
-	if (!msg_inline(m))
+	if (m->buf != (unsigned char *)(m + 1))
 		free(m->buf);
 	m->buf = buf;
 	m->cap = cap;

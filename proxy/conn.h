@@ -19,6 +19,7 @@ struct msg {
 	size_t sent;                  /* bytes of frame header + message written */
 	size_t hdr_len;               /* its frame header, in the headroom once written */
 	int opcode;                   /* WSFRAME_TEXT, _BINARY, _PONG */
+	int cls;                      /* its block's size class (conn.c), -1: none */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
 	unsigned char *buf;           /* LWS_PRE headroom, then the message */
 };

@@ -9,7 +9,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$ROOT/build}
 TMP=$(mktemp -d /tmp/cdpproxy-50-load.XXXXXX)
 COUNT=${LOAD_COUNT:-100000}
-MIX=100:8000,1KiB:1800,16KiB:180,256KiB:15,1MiB:5
+# Sizes on both sides of the message blocks' size classes (256, 1 KiB, 4 KiB).
+MIX=100:7000,256:500,257:500,1KiB:1400,1025:400,4KiB:90,4097:90,16KiB:180,256KiB:15,1MiB:5
 declare -A PID PORT
 n=0 failed=0
 
