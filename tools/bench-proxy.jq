@@ -45,6 +45,11 @@ def summary:
           mb_per_s_up: map(.mb_per_s_up) | median,
           p50_us: map(.rtt_us.p50) | median,
           p99_us: map(.rtt_us.p99) | median,
+          # paired with direct (ping-pong through a proxy): the added round
+          # trip of adjacent pairs, and the difference of the pair's p99s
+          added_p50_us: map(.added_us.p50) | median,
+          added_p99_us: map(if .baseline_rtt_us then .rtt_us.p99 - .baseline_rtt_us.p99
+                            else null end) | median,
           max_us: map(.rtt_us.max) | max,
           proxy_cpu_pct: map(.proxy_cpu_pct) | median
         }
@@ -62,11 +67,9 @@ def summary:
         | .value = ($vs | with_entries(.value = (
             .value[$m] as $x
             | if $m == "p50_us" then
-                {added_us: (if $x and $vs.direct then $x - $vs.direct[$m] else null end),
-                 added_to_nginx: (if $x and $vs.direct and $vs.nginx
-                                    and $vs.nginx[$m] > $vs.direct[$m]
-                                  then ($x - $vs.direct[$m]) / ($vs.nginx[$m] - $vs.direct[$m])
-                                  else null end)}
+                (.value.added_p50_us) as $a | ($vs.nginx.added_p50_us // null) as $n
+                | {added_us: $a,
+                   added_to_nginx: (if $a and $n and $n > 0 then $a / $n else null end)}
               else
                 {to_direct: (if $x and $vs.direct[$m] then $x / $vs.direct[$m] else null end),
                  to_nginx: (if $x and $vs.nginx[$m] then $x / $vs.nginx[$m] else null end)}
@@ -85,13 +88,14 @@ def table:
     def per(w; f): [$vs[] as $v | ($s.medians[w][$v] // null) | if . == null then "-" else f end];
     def rel(w; f): [$vs[] as $v | ($s.medians[w][$v] // null)
                     | if . == null or $v == "direct" then "-" else f end];
+    # m: p50 or p99; the added figures are from runs paired with direct.
     def lat(w; m; lbl):
       if $s.medians[w] then
-        ($s.medians[w].direct[m]) as $d | ($s.medians[w].nginx[m] // null) as $n
-        | row(lbl; per(w; .[m] | fixed(1))),
-          row("    added over direct (us)"; rel(w; if $d then .[m] - $d | fixed(1) else "-" end)),
-          row("    added / nginx's added"; rel(w;
-            if $d and $n and $n > $d then (.[m] - $d) / ($n - $d) | fixed(2) + "x" else "-" end))
+        ($s.medians[w].nginx["added_" + m + "_us"] // null) as $n
+        | row(lbl; per(w; .[m + "_us"] | fixed(1))),
+          row("    added over direct, paired (us)"; rel(w; .["added_" + m + "_us"] | fixed(1))),
+          row("    added / nginx's added"; rel(w; .["added_" + m + "_us"] as $a
+            | if $a and $n and $n > 0 then $a / $n | fixed(2) + "x" else "-" end))
       else empty end;
     def rate(w; m; d; lbl):
       if $s.medians[w] then
@@ -99,7 +103,11 @@ def table:
         | row(lbl; per(w; .[m] | fixed(d))),
           row("    / direct"; rel(w; if $dv then .[m] / $dv | fixed(2) + "x" else "-" end)),
           row("    / nginx"; per(w; if $n then .[m] / $n | fixed(2) + "x" else "-" end)),
-          row("    proxy CPU (% of a core)"; per(w; .proxy_cpu_pct | fixed(0)))
+          row("    proxy CPU (% of a core)"; per(w; .proxy_cpu_pct | fixed(0))),
+          (if m == "answers_per_s" or m == "events_per_s" then
+             row("    proxy CPU a message (us)"; per(w; if .proxy_cpu_pct and .[m] > 0
+               then .proxy_cpu_pct / 100 / .[m] * 1e6 | fixed(2) else "-" end))
+           else empty end)
       else empty end;
     def rss(phase; lbl):
       if $s.peak_rss_kib[phase] then
@@ -108,13 +116,13 @@ def table:
   "",
   "bench-proxy (\($s.mode)): \($s.rounds) round(s) of \($s.seconds_per_run) s per run, interleaved, medians; \($s.host.nproc) cores, load average \($s.host.loadavg_start) -> \($s.host.loadavg_end)",
   row(""; $vs),
-  lat("ping-pong"; "p50_us"; "1 ping-pong 150 B, p50 (us)"),
-  lat("ping-pong"; "p99_us"; "  ping-pong 150 B, p99 (us)"),
+  lat("ping-pong"; "p50"; "1 ping-pong 150 B, p50 (us)"),
+  lat("ping-pong"; "p99"; "  ping-pong 150 B, p99 (us)"),
   rate("pipelined"; "answers_per_s"; 0; "2 pipelined 8x64 150 B (msg/s)"),
   rate("large"; "mb_per_s_down"; 1; "3 large 8 MiB results (MB/s)"),
   rate("flood"; "events_per_s"; 0; "4 event flood 1 KiB (events/s)"),
-  lat("chromium-ping-pong"; "p50_us"; "5 chromium 1+1 ping-pong p50 (us)"),
-  lat("chromium-ping-pong"; "p99_us"; "  chromium 1+1 ping-pong p99 (us)"),
+  lat("chromium-ping-pong"; "p50"; "5 chromium 1+1 ping-pong p50 (us)"),
+  lat("chromium-ping-pong"; "p99"; "  chromium 1+1 ping-pong p99 (us)"),
   rate("chromium-pipelined"; "answers_per_s"; 0; "5 chromium 1+1 1x64 (ops/s)"),
   rss("echo"; "peak RSS, workloads 1-4 (MiB)"),
   rss("chromium"; "peak RSS, chromium (MiB)"),

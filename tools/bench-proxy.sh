@@ -206,15 +206,21 @@ stop_proxies() {
 # --- runs ----------------------------------------------------------------------
 
 # run WORKLOAD ROUND VARIANT PATH ARGS...: one cdp-load run, one JSON line.
+# A proxy's ping-pong is paired with direct (cdp-load --baseline): commands
+# take turns between the two, so drift in the peer's speed, which is large
+# (Chromium's round trip moves by hundreds of us from second to second),
+# cancels out of the added latency.
 run() {
 	local workload=$1 round=$2 variant=$3 path=$4; shift 4
-	local wpid t0 t1 c0 c1 out=$TMP/run.json rc=0
+	local wpid t0 t1 c0 c1 out=$TMP/run.json rc=0 pair=()
+	[[ $workload == *ping-pong && $variant != direct ]] &&
+		pair=(--baseline "ws://127.0.0.1:${PORT[direct]}$path")
 	wpid=$(work_pid "$variant")
 	[ "$variant" = cdpproxy-log ] && : >"$TMP/cdpproxy.jsonl"  # keep the disk bounded
 	c0=$(cpu_ticks "$wpid")
 	t0=$(date +%s.%N)
 	"$B/cdp-load" --quiet --timeout 30 --duration "$SECONDS_PER_RUN" --json "$out" "$@" \
-		"ws://127.0.0.1:${PORT[$variant]}$path" 2>"$TMP/run.err" || rc=$?
+		"${pair[@]}" "ws://127.0.0.1:${PORT[$variant]}$path" 2>"$TMP/run.err" || rc=$?
 	t1=$(date +%s.%N)
 	c1=$(cpu_ticks "$wpid")
 	if [ "$rc" -ne 0 ] || [ ! -s "$out" ]; then

@@ -64,7 +64,7 @@ load() {  # PORT SEED [ARGS]: the 8 x COUNT mixed-size run, its report as commen
 	return $rc
 }
 
-echo "1..9"
+echo "1..11"
 for bin in cdp-echo cdp-load cdpproxy; do
 	[ -x "$B/$bin" ] || { echo "Bail out! $B/$bin missing: run make first"; exit 1; }
 done
@@ -76,6 +76,21 @@ start proxy "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo
 ok $? "cdpproxy starts in front of it"
 load "${PORT[proxy]}" 1
 ok $? "8 connections x $COUNT commands, mixed sizes up to 1 MiB, through cdpproxy: all answered once, in order, intact"
+# Paired round trips (bench-proxy's ping-pong): the two connections take turns.
+"$B/cdp-load" --count 2000 --quiet --json "$TMP/pair.json" \
+	--baseline "ws://127.0.0.1:${PORT[echo]}/devtools/page/load" \
+	"ws://127.0.0.1:${PORT[proxy]}/devtools/page/load" 2>"$TMP/pair.err"
+rc=$?
+diag <"$TMP/pair.err"
+[ "$rc" -eq 0 ] && jq -e '.ok and .answers == 4000 and .rtt_us.n == 2000 and
+	.baseline_rtt_us.n == 2000 and .added_us.pairs == 3999 and
+	.added_us.p25 <= .added_us.p50 and .added_us.p50 <= .added_us.p75' "$TMP/pair.json" >/dev/null
+ok $? "cdp-load --baseline: 2000 commands through cdpproxy and 2000 direct, in turn, 3999 pairs"
+"$B/cdp-load" --count 10 --in-flight 2 --baseline "ws://127.0.0.1:${PORT[echo]}/x" \
+	"ws://127.0.0.1:${PORT[proxy]}/x" 2>"$TMP/pair.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--baseline needs --connections 1 --in-flight 1" "$TMP/pair.err"
+ok $? "cdp-load --baseline with 2 in flight is refused (exit $rc)"
 stop proxy
 ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
 

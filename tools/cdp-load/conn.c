@@ -80,11 +80,18 @@ static void send_frame(struct load_conn *c, int opcode, const void *const *parts
 	evbuffer_commit_space(c->out, &v, 1);
 }
 
-static int may_send(const struct load_conn *c)
+/* No more commands on c: the time or count is up, or the run failed. */
+static int done_sending(const struct load_conn *c)
 {
 	const struct load *ld = c->ld;
 
-	return !ld->stopping && !ld->failed && (!ld->cfg.count || c->sent < ld->cfg.count);
+	return ld->stopping || ld->failed || (ld->cfg.count && c->sent >= ld->cfg.count);
+}
+
+/* With --baseline, the two connections take turns. */
+static int may_send(const struct load_conn *c)
+{
+	return !done_sending(c) && (!c->ld->cfg.paired || c->ld->turn == c->idx);
 }
 
 static void send_command(struct load_conn *c)
@@ -147,7 +154,7 @@ static void fill(struct load_conn *c)
 {
 	while (c->ring_n < (unsigned)c->ld->cfg.in_flight && may_send(c))
 		send_command(c);
-	if (!c->ring_n && c->state == C_RUNNING && !may_send(c))
+	if (!c->ring_n && c->state == C_RUNNING && done_sending(c))
 		begin_close(c);
 }
 
@@ -294,17 +301,46 @@ static void msg_data(struct load_conn *c, const unsigned char *p, size_t n)
 		check(c, p, n);
 }
 
+/* --baseline: the answer on c ended its turn. Its round trip and the one
+ * before it (on the other connection) make a pair, and the other
+ * connection sends next. */
+static void pair(struct load_conn *c, uint64_t rtt)
+{
+	struct load *ld = c->ld;
+	struct load_conn *other = &ld->conns[!c->idx];
+
+	if (ld->last_idx == !c->idx) {
+		if (ld->n_diffs == ld->cap_diffs) {
+			ld->cap_diffs = ld->cap_diffs ? 2 * ld->cap_diffs : 4096;
+			ld->diffs = xrealloc(ld->diffs, ld->cap_diffs * sizeof *ld->diffs);
+		}
+		ld->diffs[ld->n_diffs++] = c->idx == 0 ? (int64_t)(rtt - ld->last_rtt) :
+							 (int64_t)(ld->last_rtt - rtt);
+	}
+	ld->last_idx = c->idx;
+	ld->last_rtt = rtt;
+	ld->turn = !c->idx;
+	if (other->state == C_RUNNING) {
+		fill(other);
+		flush(other);
+	}
+}
+
 static void answered(struct load_conn *c)
 {
 	struct load *ld = c->ld;
 	uint64_t now = util_mono_ns();
 
-	lat_hist_add(&ld->rtt, now - c->ring[c->ring_head].sent_ns);
+	uint64_t rtt = now - c->ring[c->ring_head].sent_ns;
+
+	lat_hist_add(c->rtt, rtt);
 	ld->last_ns = now;
 	c->ring_head = (c->ring_head + 1) % (unsigned)ld->cfg.in_flight;
 	c->ring_n--;
 	c->answered++;
 	c->flood_seq = 0;
+	if (ld->cfg.paired)
+		pair(c, rtt);
 	fill(c);
 }
 
@@ -493,14 +529,14 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	}
 	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
 	if (err) {
-		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->ld->cfg.hostport,
+		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
 			  strerror(err));
 		return;
 	}
 	wsframe_new_key(c->key);
 	snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
 		 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		 c->ld->cfg.path, c->ld->cfg.hostport, c->key);
+		 c->to->path, c->to->hostport, c->key);
 	evbuffer_add(c->out, req, strlen(req));
 	c->state = C_HANDSHAKE;
 	event_add(c->rd, NULL);
@@ -526,13 +562,13 @@ void load_conn_start(struct load_conn *c)
 	estimate_rng_seed(&c->rng, c->ld->cfg.seed * 1000003u + (uint64_t)c->idx);
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	sin.sin_port = htons((uint16_t)c->ld->cfg.port);
-	inet_pton(AF_INET, c->ld->cfg.host, &sin.sin_addr);
+	sin.sin_port = htons((uint16_t)c->to->port);
+	inet_pton(AF_INET, c->to->host, &sin.sin_addr);
 	c->rd = event_new(c->ld->base, c->fd, EV_READ | EV_PERSIST, on_read, c);
 	c->wr = event_new(c->ld->base, c->fd, EV_WRITE | EV_PERSIST, on_write, c);
 	c->state = C_CONNECTING;
 	if (connect(c->fd, (struct sockaddr *)&sin, sizeof sin) < 0 && errno != EINPROGRESS) {
-		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->ld->cfg.hostport,
+		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
 			  strerror(errno));
 		return;
 	}

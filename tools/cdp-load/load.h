@@ -22,9 +22,16 @@ struct size_mix {
 	uint64_t total;
 };
 
-struct load_cfg {
+/* Where connections go: ws://HOST:PORT/PATH. */
+struct target {
 	char host[64], path[1024], hostport[128];
 	int port;
+};
+
+struct load_cfg {
+	struct target url;
+	struct target base;         /* --baseline: the other end of each pair */
+	int paired;
 	int connections, in_flight;
 	uint64_t count;             /* commands per connection; 0: use duration */
 	double duration, timeout;   /* seconds */
@@ -46,6 +53,8 @@ enum conn_state { C_CONNECTING, C_HANDSHAKE, C_RUNNING, C_CLOSING, C_DONE };
 struct load_conn {
 	struct load *ld;
 	int idx, fd;
+	const struct target *to;
+	struct lat_hist *rtt;       /* where its round trips are counted */
 	enum conn_state state;
 	struct event *rd, *wr;
 	struct evbuffer *out;
@@ -75,7 +84,13 @@ struct load {
 	struct event_base *base;
 	struct load_conn *conns;
 	struct event *deadline, *watch;
-	struct lat_hist rtt;
+	struct lat_hist rtt, base_rtt;   /* base_rtt: the baseline's (--baseline) */
+	/* --baseline: whose turn it is to send, the last answer's connection and
+	 * round trip, and the differences of adjacent pairs (main - baseline). */
+	int turn, last_idx;
+	uint64_t last_rtt;
+	int64_t *diffs;
+	size_t n_diffs, cap_diffs;
 	const char *pattern;        /* wire_pattern() for the largest message */
 	uint64_t start_ns, last_ns, progress_ns;  /* progress: last byte in */
 	int connected, running, finished, stopping, failed;

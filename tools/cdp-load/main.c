@@ -35,6 +35,12 @@ static void usage(FILE *out)
 	      "  --event-size SIZE   size of each flood event (default 1KiB)\n"
 	      "  --method M          send {\"id\":N,\"method\":M,\"params\":P} instead; answers\n"
 	      "  --params JSON       are checked for id and order only (default {})\n"
+	      "  --baseline URL      paired round trips: commands alternate, one at a time,\n"
+	      "                      between URL (say, Chrome direct) and the main URL (say,\n"
+	      "                      through a proxy); reports the main's added round trip\n"
+	      "                      as quantiles of adjacent differences, which the two\n"
+	      "                      share any drift of the peer's speed (needs\n"
+	      "                      --connections 1 --in-flight 1)\n"
 	      "  --seed N            for the size mix and masks (default 1)\n"
 	      "  --timeout SEC       fail if nothing arrives for SEC seconds (default 30)\n"
 	      "  --json FILE         also write the results as JSON (- for stdout)\n"
@@ -142,7 +148,7 @@ static int parse_mix(const char *s, struct size_mix *m, char *err, size_t errlen
 	return 0;
 }
 
-static int parse_url(const char *url, struct load_cfg *cfg, char *err, size_t errlen)
+static int parse_url(const char *url, struct target *cfg, char *err, size_t errlen)
 {
 	const char *hp = url + 5, *slash;
 	struct in_addr a;
@@ -196,6 +202,7 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		{ "method", required_argument, NULL, 'm' },
 		{ "params", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "baseline", required_argument, NULL, 'b' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -217,6 +224,11 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		case 'm': cfg->method = optarg; break;
 		case 'p': cfg->params = optarg; break;
 		case 'j': *json = optarg; break;
+		case 'b':
+			if (parse_url(optarg, &cfg->base, err, errlen) < 0)
+				return -1;
+			cfg->paired = 1;
+			break;
 		case 'q': *quiet = 1; break;
 		case 's':
 			cfg->session = optarg;
@@ -257,7 +269,28 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 			 WIRE_SESSION_MAX);
 		return -1;
 	}
-	return parse_url(argv[optind], cfg, err, errlen);
+	if (cfg->paired && (cfg->connections != 1 || cfg->in_flight != 1)) {
+		snprintf(err, errlen, "--baseline needs --connections 1 --in-flight 1");
+		return -1;
+	}
+	if (cfg->paired)
+		cfg->connections = 2;   /* the main one, then the baseline's */
+	return parse_url(argv[optind], &cfg->url, err, errlen);
+}
+
+/* The quantile q of the sorted differences, in microseconds. */
+static double diff_quantile(const struct load *l, double q)
+{
+	size_t i = (size_t)(q * (double)(l->n_diffs - 1) + 0.5);
+
+	return (double)l->diffs[i] / 1e3;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
@@ -265,9 +298,15 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 {
 	const struct lat_hist *h = &l->rtt;
 
-	fprintf(out, "cdp-load: ws://%s%s, %d connection%s x %d in flight%s\n", l->cfg.hostport,
-		l->cfg.path, l->cfg.connections, l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight,
-		l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
+	if (l->cfg.paired)
+		fprintf(out, "cdp-load: ws://%s%s, paired with ws://%s%s, 1 in flight in turn%s\n",
+			l->cfg.url.hostport, l->cfg.url.path, l->cfg.base.hostport, l->cfg.base.path,
+			l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
+	else
+		fprintf(out, "cdp-load: ws://%s%s, %d connection%s x %d in flight%s\n",
+			l->cfg.url.hostport, l->cfg.url.path, l->cfg.connections,
+			l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight,
+			l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
 	fprintf(out, "  %" PRIu64 " answers in %.3f s: %.0f/s; up %.1f MB/s, down %.1f MB/s\n",
 		answered, secs, (double)answered / secs, (double)up / secs / 1e6,
 		(double)down / secs / 1e6);
@@ -278,13 +317,25 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
 		(double)lat_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
 		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
+	if (l->cfg.paired && l->n_diffs)
+		fprintf(out, "  baseline round trip (us): p50 %.1f; added over it, of %zu adjacent "
+			"pairs: p25 %.1f  p50 %.1f  p75 %.1f\n",
+			(double)lat_hist_quantile(&l->base_rtt, 0.5) / 1e3, l->n_diffs,
+			diff_quantile(l, 0.25), diff_quantile(l, 0.5), diff_quantile(l, 0.75));
+}
+
+static void write_hist(FILE *out, const struct lat_hist *h)
+{
+	fprintf(out, "{\"n\":%" PRIu64 ",\"min\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
+		"\"p999\":%.3f,\"max\":%.3f,\"mean\":%.3f}", h->n, (double)h->min / 1e3,
+		(double)lat_hist_quantile(h, 0.5) / 1e3, (double)lat_hist_quantile(h, 0.9) / 1e3,
+		(double)lat_hist_quantile(h, 0.99) / 1e3, (double)lat_hist_quantile(h, 0.999) / 1e3,
+		(double)h->max / 1e3, h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
 }
 
 static void write_json(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
 		       uint64_t up, uint64_t down, double secs)
 {
-	const struct lat_hist *h = &l->rtt;
-
 	fprintf(out, "{\"ok\":%s,\"error\":\"", l->failed ? "false" : "true");
 	for (const char *p = l->first_error; *p; p++) {
 		if (*p == '"' || *p == '\\')
@@ -294,14 +345,20 @@ static void write_json(FILE *out, const struct load *l, uint64_t answered, uint6
 	fprintf(out, "\",\"connections\":%d,\"in_flight\":%d,\"seconds\":%.6f,\"answers\":%" PRIu64
 		",\"answers_per_s\":%.1f,\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"bytes_up\":%"
 		PRIu64 ",\"bytes_down\":%" PRIu64 ",\"mb_per_s_up\":%.3f,\"mb_per_s_down\":%.3f,"
-		"\"rtt_us\":{\"n\":%" PRIu64 ",\"min\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-		"\"p999\":%.3f,\"max\":%.3f,\"mean\":%.3f}}\n",
-		l->cfg.connections, l->cfg.in_flight, secs, answered, (double)answered / secs, events,
-		(double)events / secs, up, down, (double)up / secs / 1e6, (double)down / secs / 1e6,
-		h->n, (double)h->min / 1e3, (double)lat_hist_quantile(h, 0.5) / 1e3,
-		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
-		(double)lat_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
-		h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
+		"\"rtt_us\":", l->cfg.connections, l->cfg.in_flight, secs, answered,
+		(double)answered / secs, events, (double)events / secs, up, down,
+		(double)up / secs / 1e6, (double)down / secs / 1e6);
+	write_hist(out, &l->rtt);
+	if (l->cfg.paired) {
+		fputs(",\"baseline_rtt_us\":", out);
+		write_hist(out, &l->base_rtt);
+		fprintf(out, ",\"added_us\":{\"pairs\":%zu", l->n_diffs);
+		if (l->n_diffs)
+			fprintf(out, ",\"p25\":%.3f,\"p50\":%.3f,\"p75\":%.3f", diff_quantile(l, 0.25),
+				diff_quantile(l, 0.5), diff_quantile(l, 0.75));
+		fputc('}', out);
+	}
+	fputs("}\n", out);
 }
 
 int main(int argc, char **argv)
@@ -341,10 +398,14 @@ int main(int argc, char **argv)
 	ld.progress_ns = util_mono_ns();
 	ld.watch = event_new(ld.base, -1, EV_PERSIST, on_watch, &ld);
 	evtimer_add(ld.watch, &tv);
+	ld.last_idx = -1;
 	for (int i = 0; i < cfg->connections; i++) {
+		int base = cfg->paired && i == 1;
 		ld.conns[i].ld = &ld;
 		ld.conns[i].idx = i;
 		ld.conns[i].fd = -1;
+		ld.conns[i].to = base ? &cfg->base : &cfg->url;
+		ld.conns[i].rtt = base ? &ld.base_rtt : &ld.rtt;
 	}
 	for (int i = 0; i < cfg->connections && !ld.failed; i++)
 		load_conn_start(&ld.conns[i]);
@@ -360,6 +421,8 @@ int main(int argc, char **argv)
 	}
 	if (!ld.failed && answered != sent)
 		load_fail(&ld, "%" PRIu64 " commands sent, %" PRIu64 " answered", sent, answered);
+	if (ld.n_diffs)
+		qsort(ld.diffs, ld.n_diffs, sizeof *ld.diffs, cmp_i64);
 	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
 	report(stderr, &ld, answered, events, up, down, secs);
 	if (!quiet && ld.rtt.n)
@@ -382,6 +445,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < cfg->connections; i++)
 		load_conn_free(&ld.conns[i]);
 	free(ld.conns);
+	free(ld.diffs);
 	if (ld.deadline)
 		event_free(ld.deadline);
 	event_free(ld.watch);
