@@ -64,7 +64,7 @@ load() {  # PORT SEED [ARGS]: the 8 x COUNT mixed-size run, its report as commen
 	return $rc
 }
 
-echo "1..11"
+echo "1..12"
 for bin in cdp-echo cdp-load cdpproxy; do
 	[ -x "$B/$bin" ] || { echo "Bail out! $B/$bin missing: run make first"; exit 1; }
 done
@@ -91,6 +91,10 @@ ok $? "cdp-load --baseline: 2000 commands through cdpproxy and 2000 direct, in t
 rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--baseline needs --connections 1 --in-flight 1" "$TMP/pair.err"
 ok $? "cdp-load --baseline with 2 in flight is refused (exit $rc)"
+"$B/cdp-load" --count 1 --cmd-size 2GiB "ws://127.0.0.1:${PORT[proxy]}/x" 2>"$TMP/size.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "at most 1073741312 bytes" "$TMP/size.err"
+ok $? "cdp-load --cmd-size 2GiB is refused with the limit (exit $rc), not an abort"
 stop proxy
 ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
 

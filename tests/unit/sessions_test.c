@@ -206,6 +206,28 @@ static void test_round_trip(void)
 	is_str(got.method, "Runtime.evaluate", "reused id: the later command's method");
 	is_int(got.rtt_us, 1000, "reused id: round trip from the later command");
 
+	/* One id on three sessions: each response finds its own command, in
+	 * any order, and a reused id on one session leaves the others alone. */
+	cmd("{\"id\":7,\"method\":\"Page.enable\"}", 10);
+	cmd("{\"id\":7,\"method\":\"DOM.enable\",\"sessionId\":\"SA\"}", 20);
+	cmd("{\"id\":7,\"method\":\"CSS.enable\",\"sessionId\":\"SB\"}", 30);
+	cmd("{\"id\":7,\"method\":\"Log.enable\",\"sessionId\":\"SA\"}", 40);
+	is_int(resp("{\"id\":7,\"result\":{},\"sessionId\":\"SB\"}", 130), 0, "shared id: SB's matched");
+	is_str(got.method, "CSS.enable", "shared id: SB's method");
+	is_int(n_enabled("SB"), 1, "shared id: CSS.enable's effect went to SB");
+	is_int(got.rtt_us, 100, "shared id: SB's round trip");
+	is_int(resp("{\"id\":7,\"result\":{},\"sessionId\":\"SB\"}", 140), -1,
+	       "shared id: SB's answered once");
+	is_int(resp("{\"id\":7,\"result\":{}}", 210), 0, "shared id: own session's matched");
+	is_str(got.method, "Page.enable", "shared id: own session's method");
+	is_int(resp("{\"id\":7,\"result\":{},\"sessionId\":\"SA\"}", 340), 0, "shared id: SA's matched");
+	is_str(got.method, "Log.enable", "shared id: SA's later command won");
+	is_int(got.rtt_us, 300, "shared id: SA's round trip from the later command");
+	is_int(resp("{\"id\":7,\"result\":{},\"sessionId\":\"SA\"}", 350), -1,
+	       "shared id: the earlier SA command is gone");
+	is_int(resp("{\"id\":7,\"result\":{},\"sessionId\":\"S\"}", 350), -1,
+	       "shared id: a session id that is a prefix matches nothing");
+
 	/* A method as long as SESSIONS_NAME holds comes back whole. */
 	cmd("{\"id\":6,\"method\":\"LongDomainName.aMethodNameSoLongThatItCannotFitInSixtyFourBytesAtAll"
 	    "ButInOneHundredAndTwentySevenItFitsWithRoomToSpare.x\"}", 0);

@@ -193,8 +193,9 @@ static void handle_message(struct echo_conn *c, const char *m, size_t len)
 		reply_error(c, &k, "pad is not the pattern");
 		return;
 	}
-	if ((k.echo || k.flood) && k.size > WIRE_PATTERN_MAX - WIRE_PREFIX_MAX) {
-		reply_error(c, &k, "size must be 0 to 1 GiB");
+	_Static_assert(WIRE_SIZE_MAX == 1073741312, "the limit in the text below");
+	if ((k.echo || k.flood) && k.size > WIRE_SIZE_MAX) {
+		reply_error(c, &k, "size must be at most 1073741312 bytes (1 GiB less 512)");
 		return;
 	}
 	if (k.flood) {

@@ -269,6 +269,12 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 			 WIRE_SESSION_MAX);
 		return -1;
 	}
+	if (mix_max(&cfg->cmd) > WIRE_SIZE_MAX || mix_max(&cfg->result) > WIRE_SIZE_MAX ||
+	    cfg->event_size > WIRE_SIZE_MAX) {
+		snprintf(err, errlen, "--cmd-size, --result-size and --event-size: at most %zu bytes "
+			 "(1 GiB less %d)", (size_t)WIRE_SIZE_MAX, WIRE_PREFIX_MAX);
+		return -1;
+	}
 	if (cfg->paired && (cfg->connections != 1 || cfg->in_flight != 1)) {
 		snprintf(err, errlen, "--baseline needs --connections 1 --in-flight 1");
 		return -1;

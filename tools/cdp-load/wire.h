@@ -12,6 +12,8 @@
 #define WIRE_SESSION_MAX 200      /* longest sessionId echoed */
 #define WIRE_PERIOD 26            /* the pattern repeats every 26 bytes */
 #define WIRE_PATTERN_MAX ((size_t)1 << 30)  /* the longest pattern, so the longest padded message */
+/* The largest message or result the peers make: a pattern's worth past any prefix. */
+#define WIRE_SIZE_MAX (WIRE_PATTERN_MAX - WIRE_PREFIX_MAX)
 
 /* The pattern: byte j of phase p is 'a' + (p + j) % 26, so wire_pattern(n) + p
  * holds n bytes of phase p for any p < WIRE_PERIOD. The buffer never moves
