@@ -7,11 +7,8 @@
 #include "conn.h"
 #include "util.h"
 
-#define WRITE_CHUNK (1024 * 1024)  /* bytes per write of a large message */
-/* A remainder lws holds this long with no write done meanwhile means a peer
- * that is not reading (a busy one takes it within microseconds). */
-#define CHOKE_AFTER_US (20 * 1000)
 #define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
+#define TAIL_KEEP (64 * 1024)      /* a tail buffer larger than this is freed once empty */
 
 const char *const side_name[2] = { "client", "upstream" };
 
@@ -126,7 +123,7 @@ static void conn_free(struct conn *c)
 	upstream_free(c);
 	for (int s = DOWN; s <= UP; s++) {
 		lws_sul_cancel(&c->hold[s].sul);
-		lws_sul_cancel(&c->choke[s].sul);
+		free(c->tail[s].buf);
 	}
 	lws_sul_cancel(&c->up_timer);
 	free(c->path);
@@ -165,7 +162,7 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 
 void conn_rx_update(struct conn *c, enum side s)
 {
-	int want = !c->choked[s] && (!c->paused[s] || c->leg[s].close_sent);
+	int want = !c->paused[s] || c->leg[s].close_sent;
 
 	if (!c->wsi[s] || want == c->reading[s])
 		return;
@@ -267,48 +264,6 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 		lws_callback_on_writable(h->c->wsi[h->side]);
 }
 
-static void conn_choke_update(struct conn *c, enum side s, struct lws *wsi);
-
-/* CHOKE_AFTER_US after a write that left a remainder: if lws still holds
- * one and has not called back to write more since (the peer took nothing),
- * side s is not read until lws has written it and called back. A peer that
- * reads while big messages go out always leaves some remainder, a new one
- * each time: that side stays read. */
-static void conn_choke_check(lws_sorted_usec_list_t *sul)
-{
-	struct conn_hold *h = lws_container_of(sul, struct conn_hold, sul);
-	struct conn *c = h->c;
-	enum side s = h->side;
-
-	c->choke_armed[s] = 0;
-	if (!c->wsi[s])
-		return;
-	if (c->writes[s] != c->writes_then[s]) {   /* progress: look again later */
-		conn_choke_update(c, s, c->wsi[s]);
-		return;
-	}
-	c->choked[s] = lws_partial_buffered(c->wsi[s]);
-	conn_rx_update(c, s);
-	if (c->choked[s])
-		lws_callback_on_writable(c->wsi[s]);
-}
-
-/* After a write to side s: a remainder is checked on later; none unchokes. */
-static void conn_choke_update(struct conn *c, enum side s, struct lws *wsi)
-{
-	if (lws_partial_buffered(wsi)) {
-		if (!c->choked[s] && !c->choke_armed[s]) {
-			c->choke_armed[s] = 1;
-			c->writes_then[s] = c->writes[s];
-			lws_sul_schedule(c->px->ctx, 0, &c->choke[s].sul, conn_choke_check,
-					 CHOKE_AFTER_US);
-		}
-	} else if (c->choked[s]) {
-		c->choked[s] = 0;
-		conn_rx_update(c, s);
-	}
-}
-
 /* Takes the written head message off out[s]. */
 static void conn_dequeue(struct conn *c, enum side s)
 {
@@ -323,10 +278,64 @@ static void conn_dequeue(struct conn *c, enum side s)
 	resume_if_drained(c, s);
 }
 
-/* Writes len bytes at p raw; lws keeps what the socket does not take now. */
-static int conn_send(struct lws *wsi, unsigned char *p, size_t len)
+/* Writes go to the socket directly, not through lws_write: lws 4.1.6 keeps
+ * what a raw socket does not take in a buffer of its own (a copy of up to a
+ * megabyte a write: most of the 8 MiB workload's instructions), and does not
+ * read that socket until the buffer is written. A peer that stops reading
+ * while its own writes are blocked (cdp-echo does) then never reads again:
+ * both sides wait on each other. Here a side whose socket is full is still
+ * read, up to --queue-bytes of what it sends. */
+static long sock_send(struct conn *c, enum side s, const void *p, size_t len)
 {
-	return lws_write(wsi, p, len, LWS_WRITE_RAW) < (int)len ? -1 : 0;
+	long n = util_send_some(lws_get_socket_fd(c->wsi[s]), p, len);
+
+	if (n >= 0 && (size_t)n < len)
+		c->full[s] = 1;
+	return n;
+}
+
+int conn_write_pending(const struct conn *c, enum side s)
+{
+	return c->tail[s].off < c->tail[s].len;
+}
+
+int conn_write(struct conn *c, enum side s, const void *p, size_t len)
+{
+	struct conn_tail *t = &c->tail[s];
+	long n = conn_write_pending(c, s) ? 0 : sock_send(c, s, p, len);
+
+	if (n < 0)
+		return -1;
+	if ((size_t)n == len)
+		return 0;
+	if (t->off == t->len)
+		t->off = t->len = 0;
+	if (t->len + len - (size_t)n > t->cap) {
+		t->cap = t->len + len - (size_t)n;
+		t->buf = xrealloc(t->buf, t->cap);
+	}
+	memcpy(t->buf + t->len, (const unsigned char *)p + n, len - (size_t)n);
+	t->len += len - (size_t)n;
+	lws_callback_on_writable(c->wsi[s]);
+	return 0;
+}
+
+/* Writes what the socket takes of side s's tail. Returns -1 if it failed. */
+static int tail_flush(struct conn *c, enum side s)
+{
+	struct conn_tail *t = &c->tail[s];
+	long n;
+
+	if (t->off == t->len)
+		return 0;
+	if ((n = sock_send(c, s, t->buf + t->off, t->len - t->off)) < 0)
+		return -1;
+	t->off += (size_t)n;
+	if (t->off == t->len && t->cap > TAIL_KEEP) {
+		free(t->buf);
+		memset(t, 0, sizeof *t);
+	}
+	return 0;
 }
 
 /* Frames for side s: masked towards Chrome, as a client's must be. */
@@ -344,8 +353,10 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	size_t used = 0;
 	int held = 0;
 
-	c->writes[s]++;
-	while (q->head) {
+	c->full[s] = 0;
+	if (tail_flush(c, s) < 0)
+		return -1;
+	while (q->head && !c->full[s]) {
 		struct msg *m = q->head;
 		uint64_t now;
 
@@ -369,15 +380,13 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 			continue;
 		}
 		if (used) {
-			if (conn_send(wsi, batch, used) < 0)
+			if (conn_write(c, s, batch, used) < 0)
 				return -1;
 			used = 0;
-			if (lws_partial_buffered(wsi))
-				break;
 			continue;
 		}
 		/* A large one is written from its own buffer, its header in the
-		 * headroom, a chunk at a time. */
+		 * headroom, as much as the socket takes; the rest waits there. */
 		if (!m->sent) {
 			unsigned char h[WSFRAME_HEADER_MAX];
 			m->hdr_len = frame_header(s, h, m, mask);
@@ -386,23 +395,20 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 				wsframe_mask(m->buf + LWS_PRE, m->buf + LWS_PRE, m->len, mask, 0);
 		}
 		{
-			size_t total = m->hdr_len + m->len, n = total - m->sent;
-			if (n > WRITE_CHUNK)
-				n = WRITE_CHUNK;
-			if (conn_send(wsi, m->buf + LWS_PRE - m->hdr_len + m->sent, n) < 0)
+			size_t total = m->hdr_len + m->len;
+			long n = sock_send(c, s, m->buf + LWS_PRE - m->hdr_len + m->sent,
+					   total - m->sent);
+			if (n < 0)
 				return -1;
-			m->sent += n;
+			m->sent += (size_t)n;
 			if (m->sent == total)
 				conn_dequeue(c, s);
 		}
-		if (lws_partial_buffered(wsi))
-			break;
 	}
-	if (used && conn_send(wsi, batch, used) < 0)
+	if (used && conn_write(c, s, batch, used) < 0)
 		return -1;
-	conn_choke_update(c, s, wsi);
-	if (q->head || c->choked[s]) {
-		if (!held || c->choked[s])   /* else the hold's timer asks */
+	if (q->head || conn_write_pending(c, s)) {
+		if (!held || c->full[s])   /* else the hold's timer asks */
 			lws_callback_on_writable(wsi);
 		return 0;
 	}
@@ -425,7 +431,7 @@ void conn_flush(struct proxy *px)
 				continue;
 			/* Closing, the upgrade still awaited, or the socket full:
 			 * lws calls back when it is time. */
-			if (c->closing[s] || (s == UP && !c->up.open) || lws_partial_buffered(wsi))
+			if (c->closing[s] || (s == UP && !c->up.open) || c->full[s])
 				lws_callback_on_writable(wsi);
 			else if (conn_writeable(c, (enum side)s, wsi) < 0)  /* the write failed */
 				lws_set_timeout(wsi, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE,
@@ -481,7 +487,6 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	for (int s = DOWN; s <= UP; s++) {
 		c->hold[s].c = c;
 		c->hold[s].side = (enum side)s;
-		c->choke[s] = c->hold[s];
 		c->reading[s] = 1;
 	}
 	c->path = xstrdup(path);

@@ -29,6 +29,14 @@ struct queue {
 	size_t bytes;
 };
 
+/* Frame bytes a socket did not take (of a batch of small messages or a
+ * close frame), written before anything else. A large message's rest
+ * stays in the message itself (struct msg's sent). */
+struct conn_tail {
+	unsigned char *buf;
+	size_t off, len, cap;         /* buf[off..len) is still to go */
+};
+
 struct conn_hold {                /* wakes side `side` when a delay is over */
 	lws_sorted_usec_list_t sul;
 	struct conn *c;
@@ -69,10 +77,8 @@ struct conn {
 	struct msg *rx[2];            /* being reassembled from side s */
 	int discarding[2];            /* skipping the rest of a too large message from s */
 	int paused[2];                /* reading side s is paused for backpressure */
-	int choked[2];                /* lws has held a remainder for side s a while */
-	struct conn_hold choke[2];    /* checks a remainder CHOKE_AFTER_US later */
-	int choke_armed[2];
-	unsigned writes[2], writes_then[2];  /* conn_writeable calls: now, when armed */
+	struct conn_tail tail[2];     /* bytes side s's socket did not take, to go first */
+	int full[2];                  /* side s's socket took less than offered: wait to write */
 	int reading[2];               /* lws reads side s (see conn_rx_update) */
 	int closing[2];               /* close side s once out[s] is written */
 	uint16_t close_code[2];       /* ... with this code and reason */
@@ -104,6 +110,11 @@ void conn_enqueue(struct conn *c, enum side to, struct msg *m);
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason);
 /* Side s is gone: log it, close the other side, free the pair if both are. */
 void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reason);
+/* Writes len bytes to side s after what is still waiting there, keeping
+ * what the socket does not take now. Returns -1 if the socket failed. */
+int conn_write(struct conn *c, enum side s, const void *p, size_t len);
+/* Has side s bytes the socket has not taken yet? */
+int conn_write_pending(const struct conn *c, enum side s);
 /* Part of a message from side s: len bytes, with frame_rest more to come in
  * this frame; final: the message ends with them. opcode: of its first frame.
  * Returns -1 to close side s. */
@@ -111,9 +122,7 @@ int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t
 		 uint64_t frame_rest, int final);
 /* Reads side s or not, as its state asks: not while the other side's queue
  * is over its bound (unless the proxy's close went to s and its answer is
- * awaited), nor while lws has long held a remainder written to s (lws 4.1.6
- * does not read a raw socket then, yet polls it for input: the loop would
- * spin for as long as the peer does not read). */
+ * awaited). */
 void conn_rx_update(struct conn *c, enum side s);
 /* Side s sent its close frame (payload in, len). */
 void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len);

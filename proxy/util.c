@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 static void *check(void *p, size_t n)
@@ -120,4 +121,13 @@ int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "'%s' is not a size (e.g. 1048576, 64KiB, 256MiB)", s);
 	return -1;
+}
+
+long util_send_some(int fd, const void *p, size_t len)
+{
+	ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (n >= 0)
+		return (long)n;
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 }

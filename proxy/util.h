@@ -19,6 +19,10 @@ size_t util_copy(char *dst, const char *src, size_t size);
  * NUL); NULL with "cannot read PATH: reason" in err. */
 char *util_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
+/* Offers len bytes to a non-blocking socket: returns how many it took (0
+ * when it is full or interrupted), or -1 on an error. No SIGPIPE. */
+long util_send_some(int fd, const void *p, size_t len);
+
 /* Microseconds: wall clock since the epoch, and a monotonic clock; and the
  * monotonic clock in nanoseconds. */
 uint64_t util_now_us(void);

@@ -13,12 +13,13 @@
 /* How long a client has to answer the proxy's close frame. */
 #define CLOSE_ACK_SECS 5
 
-/* Writes a close frame to side s; -1 if it could not go out, as when a
- * message's frame is partly written (a close frame inside it would be read
- * as its payload): the socket is then closed without one. */
+/* Writes a close frame to side s (after what the socket has not taken
+ * yet); -1 if it cannot go out, as when a large message's frame is partly
+ * written (a close frame inside it would be read as its payload): the
+ * socket is then closed without one. */
 static int send_close(struct conn *c, enum side s, const unsigned char *payload, size_t len)
 {
-	unsigned char buf[LWS_PRE + WSFRAME_HEADER_MAX + 125], *p = buf + LWS_PRE, mask[4];
+	unsigned char buf[WSFRAME_HEADER_MAX + 125], *p = buf, mask[4];
 	size_t h;
 
 	if (c->out[s].head && c->out[s].head->sent)
@@ -30,7 +31,7 @@ static int send_close(struct conn *c, enum side s, const unsigned char *payload,
 	if (s == UP)
 		wsframe_mask(p + h, p + h, len, mask, 0);
 	c->leg[s].close_sent = 1;
-	return lws_write(c->wsi[s], p, h + len, LWS_WRITE_RAW) < (int)(h + len) ? -1 : 0;
+	return conn_write(c, s, p, h + len);
 }
 
 int wsleg_close(struct conn *c, enum side s)
@@ -38,15 +39,18 @@ int wsleg_close(struct conn *c, enum side s)
 	unsigned char payload[125];
 	size_t rlen = strlen(c->close_reason[s]);
 
+	/* Chrome's socket is closed once the close frame is all written. */
 	if (c->leg[s].close_sent)
-		return s == UP ? -1 : 0;
+		return s == UP && !conn_write_pending(c, s) ? -1 : 0;
 	if (rlen > 123)
 		rlen = 123;
 	payload[0] = (unsigned char)(c->close_code[s] >> 8);
 	payload[1] = (unsigned char)c->close_code[s];
 	memcpy(payload + 2, c->close_reason[s], rlen);
-	if (send_close(c, s, payload, 2 + rlen) < 0 || s == UP)
-		return -1;   /* Chrome needs no wait: it closes its end next */
+	if (send_close(c, s, payload, 2 + rlen) < 0)
+		return -1;
+	if (s == UP)   /* Chrome needs no wait: it closes its end next */
+		return conn_write_pending(c, s) ? 0 : -1;
 	/* A client's socket is closed once it answers (or the time is up), so
 	 * that what it still sends meanwhile does not reset the connection
 	 * before it has read the close frame; its answer is read even if

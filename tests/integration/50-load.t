@@ -64,7 +64,7 @@ load() {  # PORT SEED [ARGS]: the 8 x COUNT mixed-size run, its report as commen
 	return $rc
 }
 
-echo "1..12"
+echo "1..14"
 for bin in cdp-echo cdp-load cdpproxy; do
 	[ -x "$B/$bin" ] || { echo "Bail out! $B/$bin missing: run make first"; exit 1; }
 done
@@ -97,6 +97,20 @@ rc=$?
 ok $? "cdp-load --cmd-size 2GiB is refused with the limit (exit $rc), not an abort"
 stop proxy
 ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
+
+# Both ways full at once, with a small queue bound: cdp-echo stops reading
+# while its own writes are blocked, so the proxy must go on reading it while
+# the proxy's writes to it wait (lws 4.1.6 would not, and both sides waited
+# on each other for ever).
+start smallq "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo]}" \
+	--queue-bytes 64KiB
+ok $? "cdpproxy --queue-bytes 64KiB starts"
+"$B/cdp-load" --connections 4 --in-flight 32 --count 50 --cmd-size 300KiB --result-size 2MiB \
+	--timeout 20 --quiet "ws://127.0.0.1:${PORT[smallq]}/devtools/page/load" 2>"$TMP/smallq.err"
+rc=$?
+diag <"$TMP/smallq.err"
+ok $rc "4 x 32 in flight, 300 KiB commands and 2 MiB results through a 64 KiB queue bound: all answered"
+stop smallq
 
 start logproxy "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo]}" \
 	--log "$TMP/proxy.jsonl"

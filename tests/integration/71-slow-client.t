@@ -148,8 +148,10 @@ test('a client that stops reading and goes on sending: the proxy waits without s
     await h.sleep(2000);
     const used = cpuTicks(env.proxy.pid) - before;
     t.diagnostic(`proxy CPU while both sides are stuck: ${used} of 200 ticks in 2 s`);
-    // lws 4.1.6 reads no raw socket while it holds a remainder written to
-    // it, yet polls it for input: unless the proxy stops polling, it spins.
+    // The proxy writes to its sockets itself: a socket that takes nothing
+    // waits for POLLOUT, and the client's input is read until --queue-bytes
+    // wait, then not polled (lws 4.1.6's own write buffer spun here: it
+    // reads no raw socket while it holds a remainder, yet polled it).
     assert.ok(used < 60, `the proxy does not spin while its writes wait (${used}/200 ticks in 2 s)`);
   } finally {
     await stopStuck(env);
