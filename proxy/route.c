@@ -20,21 +20,57 @@ static struct msg *msg_from_json(json_t *j)
 
 #define NAME_BYTES SESSIONS_NAME   /* a logged method or session id, decoded */
 
-/* scan_str_copy, returning the length copied (0 when absent). */
-static size_t copy_str(const char *buf, const struct scan_str *str, char *out)
+/* The bytes of str in buf as the proxy keeps a name: at most NAME_BYTES - 1
+ * of them, decoded. A plain short one (most are) is pointed at where it is
+ * in buf, not NUL-terminated; any other is decoded into room, cut at a
+ * character's start. Sets *out; returns the length (0 when absent). */
+static size_t name_at(const char *buf, const struct scan_str *str, char *room, const char **out)
 {
-	long n = scan_str_copy(buf, str, out, NAME_BYTES);
+	long n;
 
-	return n < 0 ? 0 : n < NAME_BYTES ? (size_t)n : strlen(out);
+	if (!str->escaped && str->len < NAME_BYTES) {
+		*out = buf + str->off;
+		return str->present ? str->len : 0;
+	}
+	*out = room;
+	n = scan_str_copy(buf, str, room, NAME_BYTES);
+	return n < 0 ? 0 : n < NAME_BYTES ? (size_t)n : strlen(room);
 }
 
 /* What the sessions need of a message rec_scanned has filled rec from. */
 static struct sessions_msg session_msg(const char *buf, const struct scan_result *r,
-				       const struct log_rec *rec, const char *session)
+				       const struct log_rec *rec)
 {
-	struct sessions_msg m = { buf, r, session, rec->method ? rec->method : "",
+	struct sessions_msg m = { buf, r, rec->session ? rec->session : "",
+				  rec->method ? rec->method : "",
 				  rec->session ? rec->session_len : 0, rec->method_len };
 	return m;
+}
+
+/* p's n bytes as a C string in room. */
+static const char *to_room(char *room, const char *p, size_t n)
+{
+	if (p != room) {
+		memcpy(room, p, n);
+		room[n] = '\0';
+	}
+	return room;
+}
+
+/* The message's method and session id as C strings in their rooms, which
+ * outlive the message (the policy path wants C strings, and a rewrite
+ * frees the message); rec follows where it pointed at them. */
+static void names_own(struct log_rec *rec, struct sessions_msg *msg, char *method, char *session)
+{
+	int rec_m = rec->method && rec->method == msg->method;
+	int rec_s = rec->session && rec->session == msg->sid;
+
+	msg->method = to_room(method, msg->method, msg->method_len);
+	msg->sid = to_room(session, msg->sid, msg->sid_len);
+	if (rec_m)
+		rec->method = msg->method;
+	if (rec_s)
+		rec->session = msg->sid;
 }
 
 /* Points rec at method (len bytes), or at none when it is empty. */
@@ -44,20 +80,25 @@ static void rec_method(struct log_rec *rec, const char *method, size_t len)
 	rec->method_len = len;
 }
 
-/* Fills rec's fields from scanned message r, decoding its method and
- * session id into method and session (NAME_BYTES each). */
+/* Fills rec's fields from scanned message r: its method and session id as
+ * name_at leaves them (method and session: rooms of NAME_BYTES). */
 static void rec_scanned(struct log_rec *rec, const char *buf, const struct scan_result *r,
 			char *method, char *session)
 {
+	const char *p;
+	size_t n;
+
 	rec->kind = kind_names[r->kind];
 	rec->has_id = r->has_id && r->id_is_int;
 	rec->id = r->id;
 	rec->has_error = r->has_error_code;
 	rec->error = r->error_code;
-	rec_method(rec, method, copy_str(buf, &r->method, method));
+	n = name_at(buf, &r->method, method, &p);
+	rec_method(rec, p, n);
 	if (r->session.present) {
-		rec->session = session;
-		rec->session_len = copy_str(buf, &r->session, session);
+		rec->session_len = name_at(buf, &r->session, session, &rec->session);
+		if (!rec->session_len)
+			rec->session = "";
 	}
 }
 
@@ -96,7 +137,7 @@ static void route_emit(struct conn *c, enum side to, json_t *j, const char *answ
 			rec_method(&rec, method, util_copy(method, answers, sizeof method));
 		rec.action = action;
 		if (to == UP && r.kind == SCAN_COMMAND) {
-			struct sessions_msg sm = session_msg(buf, &r, &rec, session);
+			struct sessions_msg sm = session_msg(buf, &r, &rec);
 			sessions_on_command(&c->sessions, &sm, util_mono_us(), 1, NULL);
 		}
 	}
@@ -218,8 +259,8 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	struct log_rec rec = { .t = px->read_wall_us, .conn = c->id,
 			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
-	char method[NAME_BYTES], session[NAME_BYTES];   /* C strings once set below */
-	const char *name = method;   /* the method, or a response's command's */
+	char method[NAME_BYTES], session[NAME_BYTES];   /* rooms for names_own */
+	const char *name;            /* the method, or a response's command's */
 	struct sessions_msg msg;
 	struct sessions_match sm;
 	struct session *se;
@@ -236,7 +277,8 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		return;
 	}
 	rec_scanned(&rec, buf, &r, method, session);
-	msg = session_msg(buf, &r, &rec, session);
+	msg = session_msg(buf, &r, &rec);
+	name = msg.method;
 	if (from == UP && r.kind == SCAN_RESPONSE &&
 	    sessions_on_response(&c->sessions, &msg, now, &sm) == 0) {
 		name = sm.method;
@@ -257,6 +299,9 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		pk = PK_EVENT;
 	}
 	if (pk && rec.method && px->policy->n_rules) {
+		names_own(&rec, &msg, method, session);
+		if (pk != PK_RESPONSE)
+			name = msg.method;
 		se = sessions_get(&c->sessions, session);
 		rule = policy_match(px->policy, pk, name, rec.method_len,
 				    se ? se->type : NULL, se ? se->url : NULL);

@@ -415,8 +415,16 @@ test('action stub: a given result, with the command\'s id and sessionId; Chrome 
   const s = await act.raw.send('Runtime.getIsolateId', {}, act.sessionId);
   assert.deepEqual(s.result, {}, 'the default stub result is {}');
   assert.equal(s.sessionId, act.sessionId, 'the stub answer carries the sessionId');
+  // The method and sessionId written with JSON escapes: matched, answered
+  // and logged as what they decode to.
+  const esc = (str) => `\\u${str.charCodeAt(0).toString(16).padStart(4, '0')}${str.slice(1)}`;
+  act.raw.ws.send(`{"id":9001,"method":"${esc('Runtime.getIsolateId')}",` +
+    `"sessionId":"${esc(act.sessionId)}","params":{}}`);
+  const e = await h.waitFor(() => act.raw.all.find((m) => m.id === 9001), { what: 'the escaped command\'s answer' });
+  assert.deepEqual(e.result, {}, `the escaped method is stubbed too: ${JSON.stringify(e)}`);
+  assert.equal(e.sessionId, act.sessionId, 'the answer carries the decoded sessionId');
   const pol = await h.getJSON(`${act.proxy.httpURL}/proxy/policy`);
-  assert.deepEqual(pol.policy.rules.map((x) => x.hits), [1, 1], `each stub rule counted one hit: ${JSON.stringify(pol.policy.rules)}`);
+  assert.deepEqual(pol.policy.rules.map((x) => x.hits), [1, 2], `the stub rules' hits: ${JSON.stringify(pol.policy.rules)}`);
   act.stubIds = [r.id, s.id];
   act.stubStats = (await h.getJSON(`${act.proxy.httpURL}/proxy/stats`)).methods;
 });
@@ -558,6 +566,9 @@ test('stub answers are logged and counted under their command\'s method', { ...A
   const records = h.readLog(act.proxy.logPath);
   const down = records.filter((r) => r.dir === 'down' && act.stubIds.includes(r.id) && r.by === 'proxy');
   assert.deepEqual(down.map((r) => r.method), ['Browser.getVersion', 'Runtime.getIsolateId'], 'the answers name their methods');
+  const escaped = records.filter((r) => r.id === 9001).map((r) => [r.dir, r.method, r.session]);
+  assert.deepEqual(escaped, [['up', 'Runtime.getIsolateId', act.sessionId], ['down', 'Runtime.getIsolateId', act.sessionId]],
+    'the escaped command and its stub answer are logged decoded');
 });
 
 test('actions: the log shows each action under its own generation', { ...ALL, skip: SKIP }, async () => {
@@ -579,7 +590,9 @@ test('actions: the log shows each action under its own generation', { ...ALL, sk
   const actions = (name) => inGen(name).filter((r) => r.action).map((r) => `${r.dir} ${r.kind} ${r.method} ${r.action}`);
 
   assert.deepEqual(actions('act-stub'), ['up command Browser.getVersion stub', 'down response Browser.getVersion stub',
-    'up command Runtime.getIsolateId stub', 'down response Runtime.getIsolateId stub'], 'stub records: the command and the proxy\'s answer');
+    'up command Runtime.getIsolateId stub', 'down response Runtime.getIsolateId stub',
+    'up command Runtime.getIsolateId stub', 'down response Runtime.getIsolateId stub'],
+  'stub records: the command and the proxy\'s answer (the last pair: the escaped one)');
   for (const id of act.stubIds) {
     const down = inGen('act-stub').filter((r) => r.dir === 'down' && r.id === id);
     assert.equal(down.length, 1, `one answer to stubbed id ${id}: ${JSON.stringify(down)}`);
