@@ -139,13 +139,15 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 
 	if (c->gone[s])
 		return;
-	if (c->closing[s]) {
+	if (c->peer_closed[s]) {      /* it began the close: while its answer was
+					 * still being written, the other side may
+					 * have gone and asked for it too */
+		code = c->peer_code[s];
+		reason = c->peer_reason[s];
+	} else if (c->closing[s]) {
 		code = c->close_code[s];
 		reason = c->close_reason[s];
 		by = "proxy";
-	} else if (c->peer_closed[s]) {
-		code = c->peer_code[s];
-		reason = c->peer_reason[s];
 	}
 	c->gone[s] = 1;
 	c->wsi[s] = NULL;
@@ -184,7 +186,7 @@ void conn_enqueue(struct conn *c, enum side to, struct msg *m)
 	struct queue *q = &c->out[to];
 	enum side from = !to;
 
-	if (c->gone[to] || c->closing[to]) {  /* nobody left to deliver it to */
+	if (c->gone[to] || c->closing[to] || c->last_write[to]) {  /* nobody left to deliver it to */
 		msg_free(m);
 		return;
 	}
@@ -320,6 +322,19 @@ int conn_write(struct conn *c, enum side s, const void *p, size_t len)
 	return 0;
 }
 
+/* How long a socket that takes nothing has to take a close frame's rest. */
+#define LAST_WRITE_SECS 5
+
+int conn_close_when_written(struct conn *c, enum side s)
+{
+	if (!conn_write_pending(c, s))
+		return -1;
+	c->last_write[s] = 1;
+	lws_set_timeout(c->wsi[s], PENDING_TIMEOUT_CLOSE_ACK, LAST_WRITE_SECS);
+	lws_callback_on_writable(c->wsi[s]);
+	return 0;
+}
+
 /* Writes what the socket takes of side s's tail. Returns -1 if it failed. */
 static int tail_flush(struct conn *c, enum side s)
 {
@@ -356,6 +371,8 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	c->full[s] = 0;
 	if (tail_flush(c, s) < 0)
 		return -1;
+	if (c->last_write[s])
+		return conn_close_when_written(c, s);
 	while (q->head && !c->full[s]) {
 		struct msg *m = q->head;
 		uint64_t now;

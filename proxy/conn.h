@@ -79,6 +79,7 @@ struct conn {
 	int paused[2];                /* reading side s is paused for backpressure */
 	struct conn_tail tail[2];     /* bytes side s's socket did not take, to go first */
 	int full[2];                  /* side s's socket took less than offered: wait to write */
+	int last_write[2];            /* close side s once its tail is written: nothing more goes */
 	int reading[2];               /* lws reads side s (see conn_rx_update) */
 	int closing[2];               /* close side s once out[s] is written */
 	uint16_t close_code[2];       /* ... with this code and reason */
@@ -115,6 +116,9 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 int conn_write(struct conn *c, enum side s, const void *p, size_t len);
 /* Has side s bytes the socket has not taken yet? */
 int conn_write_pending(const struct conn *c, enum side s);
+/* Side s is to be closed once what it has not taken yet is written (a
+ * close frame's rest): -1 to close it now, or 0 when that waits. */
+int conn_close_when_written(struct conn *c, enum side s);
 /* Part of a message from side s: len bytes, with frame_rest more to come in
  * this frame; final: the message ends with them. opcode: of its first frame.
  * Returns -1 to close side s. */

@@ -60,7 +60,8 @@ int wsleg_close(struct conn *c, enum side s)
 	return 0;
 }
 
-/* A frame that breaks the protocol: the side is closed at once. */
+/* A frame that breaks the protocol: the side is closed at once (-1), or
+ * once the rest of the proxy's close frame is written (-2: see read_end). */
 static int protocol_error(struct conn *c, enum side s, const char *why)
 {
 	if (s == UP) {
@@ -68,8 +69,9 @@ static int protocol_error(struct conn *c, enum side s, const char *why)
 		return -1;
 	}
 	conn_close_side(c, DOWN, LWS_CLOSE_STATUS_PROTOCOL_ERR, why);
-	wsleg_close(c, DOWN);
-	return -1;   /* nothing after it can be read */
+	if (wsleg_close(c, DOWN) == 0 && conn_close_when_written(c, DOWN) == 0)
+		return -2;   /* the close frame's rest goes first; nothing more is read */
+	return -1;
 }
 
 /* Is the frame just read allowed here? NULL, or why not. */
@@ -102,7 +104,8 @@ static int close_payload_ok(const unsigned char *p, size_t n)
 	       (code >= 3000 && code <= 4999);
 }
 
-/* A whole control frame from side s. Returns -1 to close its socket. */
+/* A whole control frame from side s. Returns -1 to close its socket, -2 to
+ * close it once the close frame answering it is written (read_end). */
 static int on_control(struct conn *c, enum side s)
 {
 	struct wsleg *l = &c->leg[s];
@@ -118,9 +121,10 @@ static int on_control(struct conn *c, enum side s)
 			return protocol_error(c, DOWN, why);
 		}
 		conn_peer_close(c, s, l->control, l->control_len);
-		/* A client is answered in kind; Chrome closes its end next. */
-		if (s == DOWN)
-			send_close(c, DOWN, l->control, l->control_len);
+		/* A client is answered in kind (the socket closed once the
+		 * answer is written); Chrome closes its end next. */
+		if (s == DOWN && send_close(c, DOWN, l->control, l->control_len) == 0)
+			return conn_close_when_written(c, DOWN) == 0 ? -2 : -1;
 		return -1;
 	}
 	if (l->frame.opcode == WSFRAME_PING && !l->close_sent) {
@@ -133,12 +137,23 @@ static int on_control(struct conn *c, enum side s)
 	return 0;   /* a pong: nothing to do */
 }
 
+/* on_control and protocol_error: -2 is "read no more, close once the close
+ * frame is written", which is not a close for lws now. */
+static int read_end(int rc)
+{
+	return rc == -2 ? 0 : rc;
+}
+
 int wsleg_read(struct conn *c, enum side s, unsigned char *p, size_t n)
 {
 	struct wsleg *l = &c->leg[s];
 
+	if (c->last_write[s])   /* closing: what comes now is not read */
+		return 0;
+
 	for (;;) {
 		size_t take;
+		int rc;
 		if (!l->in_frame) {
 			const char *why;
 			int h;
@@ -159,7 +174,7 @@ int wsleg_read(struct conn *c, enum side s, unsigned char *p, size_t n)
 				char reason[120];
 				snprintf(reason, sizeof reason, "%s%s", s == UP && h < 0 ?
 					 "upstream sent a " : "", why);
-				return protocol_error(c, s, reason);
+				return read_end(protocol_error(c, s, reason));
 			}
 			take = (size_t)h - l->hdr_have;   /* of these bytes, the header's */
 			p += take;
@@ -190,7 +205,7 @@ int wsleg_read(struct conn *c, enum side s, unsigned char *p, size_t n)
 		if (l->left)
 			return 0;   /* n is 0: the rest of the frame comes later */
 		l->in_frame = 0;
-		if (l->frame.opcode >= WSFRAME_CLOSE && on_control(c, s) < 0)
-			return -1;
+		if (l->frame.opcode >= WSFRAME_CLOSE && (rc = on_control(c, s)) < 0)
+			return read_end(rc);
 	}
 }
