@@ -403,8 +403,10 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 			continue;
 		}
 		/* A large one is written from its own buffer, its header in the
-		 * headroom, as much as the socket takes; the rest waits there. */
-		if (!m->sent) {
+		 * headroom, as much as the socket takes; the rest waits there.
+		 * It is framed (and masked, towards Chrome) once: a full socket
+		 * may take none of it, and masking twice would garble it. */
+		if (!m->hdr_len) {
 			unsigned char h[WSFRAME_HEADER_MAX];
 			m->hdr_len = frame_header(s, h, m, mask);
 			memcpy(m->buf + LWS_PRE - m->hdr_len, h, m->hdr_len);

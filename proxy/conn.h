@@ -17,7 +17,7 @@ struct msg {
 	struct msg *next;
 	size_t len, cap;              /* cap: room in buf after LWS_PRE */
 	size_t sent;                  /* bytes of frame header + message written */
-	size_t hdr_len;               /* its frame header, in the headroom once written */
+	size_t hdr_len;               /* its frame header, in the headroom once framed; 0: not yet */
 	int opcode;                   /* WSFRAME_TEXT, _BINARY, _PONG */
 	int cls;                      /* its block's size class (conn.c), -1: none */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
