@@ -28,9 +28,9 @@ static size_t name_at(const char *buf, const struct scan_str *str, char *room, c
 {
 	long n;
 
-	if (!str->escaped && str->len < NAME_BYTES) {
+	if (!str->escaped && str->len < NAME_BYTES) {   /* an absent one has len 0 */
 		*out = buf + str->off;
-		return str->present ? str->len : 0;
+		return str->len;
 	}
 	*out = room;
 	n = scan_str_copy(buf, str, room, NAME_BYTES);
@@ -95,11 +95,8 @@ static void rec_scanned(struct log_rec *rec, const char *buf, const struct scan_
 	rec->error = r->error_code;
 	n = name_at(buf, &r->method, method, &p);
 	rec_method(rec, p, n);
-	if (r->session.present) {
+	if (r->session.present)
 		rec->session_len = name_at(buf, &r->session, session, &rec->session);
-		if (!rec->session_len)
-			rec->session = "";
-	}
 }
 
 static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)

@@ -1,4 +1,5 @@
-/* util: allocation that aborts on failure, time, and size parsing. */
+/* util: allocation that aborts on failure, time, size parsing, and a
+ * non-blocking send. */
 #ifndef CDPPROXY_UTIL_H
 #define CDPPROXY_UTIL_H
 

@@ -39,9 +39,8 @@ int wsleg_close(struct conn *c, enum side s)
 	unsigned char payload[125];
 	size_t rlen = strlen(c->close_reason[s]);
 
-	/* Chrome's socket is closed once the close frame is all written. */
 	if (c->leg[s].close_sent)
-		return s == UP && !conn_write_pending(c, s) ? -1 : 0;
+		return s == UP ? conn_close_when_written(c, UP) : 0;
 	if (rlen > 123)
 		rlen = 123;
 	payload[0] = (unsigned char)(c->close_code[s] >> 8);
@@ -49,8 +48,8 @@ int wsleg_close(struct conn *c, enum side s)
 	memcpy(payload + 2, c->close_reason[s], rlen);
 	if (send_close(c, s, payload, 2 + rlen) < 0)
 		return -1;
-	if (s == UP)   /* Chrome needs no wait: it closes its end next */
-		return conn_write_pending(c, s) ? 0 : -1;
+	if (s == UP)   /* Chrome needs no answer: it closes its end next */
+		return conn_close_when_written(c, UP);
 	/* A client's socket is closed once it answers (or the time is up), so
 	 * that what it still sends meanwhile does not reset the connection
 	 * before it has read the close frame; its answer is read even if

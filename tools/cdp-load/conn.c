@@ -329,9 +329,7 @@ static void pair(struct load_conn *c, uint64_t rtt)
 static void answered(struct load_conn *c)
 {
 	struct load *ld = c->ld;
-	uint64_t now = util_mono_ns();
-
-	uint64_t rtt = now - c->ring[c->ring_head].sent_ns;
+	uint64_t now = util_mono_ns(), rtt = now - c->ring[c->ring_head].sent_ns;
 
 	lat_hist_add(c->rtt, rtt);
 	ld->last_ns = now;

@@ -304,15 +304,16 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 {
 	const struct lat_hist *h = &l->rtt;
 
+	char shape[1300];
+
 	if (l->cfg.paired)
-		fprintf(out, "cdp-load: ws://%s%s, paired with ws://%s%s, 1 in flight in turn%s\n",
-			l->cfg.url.hostport, l->cfg.url.path, l->cfg.base.hostport, l->cfg.base.path,
-			l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
+		snprintf(shape, sizeof shape, "paired with ws://%s%s, 1 in flight in turn",
+			 l->cfg.base.hostport, l->cfg.base.path);
 	else
-		fprintf(out, "cdp-load: ws://%s%s, %d connection%s x %d in flight%s\n",
-			l->cfg.url.hostport, l->cfg.url.path, l->cfg.connections,
-			l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight,
-			l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
+		snprintf(shape, sizeof shape, "%d connection%s x %d in flight", l->cfg.connections,
+			 l->cfg.connections > 1 ? "s" : "", l->cfg.in_flight);
+	fprintf(out, "cdp-load: ws://%s%s, %s%s\n", l->cfg.url.hostport, l->cfg.url.path, shape,
+		l->cfg.flood ? ", floods" : l->cfg.method ? ", raw commands" : "");
 	fprintf(out, "  %" PRIu64 " answers in %.3f s: %.0f/s; up %.1f MB/s, down %.1f MB/s\n",
 		answered, secs, (double)answered / secs, (double)up / secs / 1e6,
 		(double)down / secs / 1e6);
