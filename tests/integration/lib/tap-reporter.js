@@ -1,6 +1,8 @@
 // node:test reporter that prints TAP prove can parse: failure details as
 // "# " comments instead of the YAML blocks of Node's own TAP reporter, whose
 // "|-" scalars make prove's YAMLish reader give up ("No plan found").
+// A failure's details also go to stderr: prove shows stderr but not
+// comments, so a failure that does not come back still says why it failed.
 'use strict';
 const util = require('node:util');
 
@@ -47,10 +49,14 @@ module.exports = async function* tapReporter(source) {
       case 'test:pass':
         yield `${indent(data.nesting)}ok ${data.testNumber} - ${name(data)}${directive(data)}\n`;
         break;
-      case 'test:fail':
+      case 'test:fail': {
+        const why = describeError(data.details && data.details.error);
         yield `${indent(data.nesting)}not ok ${data.testNumber} - ${name(data)}${directive(data)}\n`;
-        yield comment(data.nesting + 1, describeError(data.details && data.details.error));
+        yield comment(data.nesting + 1, why);
+        if (data.todo === undefined)
+          process.stderr.write(`${data.file || ''}: not ok ${data.testNumber} - ${name(data)}\n${why}\n`);
         break;
+      }
       case 'test:plan':
         yield `${indent(data.nesting)}1..${data.count}\n`;
         break;
