@@ -24,6 +24,12 @@ static const size_t msg_class_cap[] = { 256, 384, 512, 768, 1024, 1536, 2048, 30
 static struct msg *msg_pool[MSG_CLASSES];
 static size_t msg_pooled_bytes;
 
+/* Is m's buffer the one in its own block (not a large or grown one)? */
+static int msg_inline(const struct msg *m)
+{
+	return m->buf == (const unsigned char *)(m + 1);
+}
+
 /* The bytes of a block of class k. */
 static size_t msg_block(int k)
 {
@@ -54,7 +60,7 @@ struct msg *msg_new(size_t len)
 
 void msg_free(struct msg *m)
 {
-	if (m->buf != (unsigned char *)(m + 1))   /* large, or grown (msg_grow) */
+	if (!msg_inline(m))   /* large, or grown (msg_grow) */
 		free(m->buf);
 	if (m->cls >= 0 && msg_pooled_bytes + msg_block(m->cls) <= MSG_POOL_BYTES) {
 		m->next = msg_pool[m->cls];
@@ -71,7 +77,7 @@ static void msg_grow(struct msg *m, size_t cap)
 	unsigned char *buf = xmalloc(LWS_PRE + cap);
 
 	memcpy(buf + LWS_PRE, m->buf + LWS_PRE, m->len);
-	if (m->buf != (unsigned char *)(m + 1))
+	if (!msg_inline(m))
 		free(m->buf);
 	m->buf = buf;
 	m->cap = cap;

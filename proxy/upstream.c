@@ -30,18 +30,18 @@ void upstream_free(struct conn *c)
 /* The client's handshake: GET path, Upgrade: websocket, a fresh key. */
 static int send_request(struct conn *c, struct lws *wsi)
 {
-	char req[2048], *p = req;
+	char req[2048];
 	int n;
 
 	wsframe_new_key(c->up.key);
-	n = snprintf(p, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+	n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
 		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
 		     c->path, c->px->upstream, c->up.key);
 	if (n < 0 || (size_t)n >= sizeof req)
 		return -1;
 	c->up.request_sent = 1;
 	/* The first bytes on a fresh connection: the socket takes them all. */
-	return util_send_some(lws_get_socket_fd(wsi), p, (size_t)n) < n ? -1 : 0;
+	return util_send_some(lws_get_socket_fd(wsi), req, (size_t)n) < n ? -1 : 0;
 }
 
 /* Does the header block have "name: value" (name case-insensitively)? */

@@ -19,19 +19,19 @@
  * socket is then closed without one. */
 static int send_close(struct conn *c, enum side s, const unsigned char *payload, size_t len)
 {
-	unsigned char buf[WSFRAME_HEADER_MAX + 125], *p = buf, mask[4];
+	unsigned char frame[WSFRAME_HEADER_MAX + 125], mask[4];
 	size_t h;
 
 	if (c->out[s].head && c->out[s].head->sent)
 		return -1;
 	if (s == UP)
 		wsframe_new_mask(mask);
-	h = wsframe_header(p, WSFRAME_CLOSE, 1, len, s == UP ? mask : NULL);
-	memcpy(p + h, payload, len);
+	h = wsframe_header(frame, WSFRAME_CLOSE, 1, len, s == UP ? mask : NULL);
+	memcpy(frame + h, payload, len);
 	if (s == UP)
-		wsframe_mask(p + h, p + h, len, mask, 0);
+		wsframe_mask(frame + h, frame + h, len, mask, 0);
 	c->leg[s].close_sent = 1;
-	return conn_write(c, s, p, h + len);
+	return conn_write(c, s, frame, h + len);
 }
 
 int wsleg_close(struct conn *c, enum side s)
