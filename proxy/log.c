@@ -21,8 +21,8 @@
 #include "util.h"
 
 /* A buffer this full goes to the writer. Each hand-over may wake the writer,
- * and a wake-up costs it ~20 us of CPU on a 2-vCPU VM: 64 KiB buffers (one
- * per ~250 answers) took a quarter of its CPU in a pipelined run. */
+ * and a wake-up costs it 20-25 us of CPU on a 2-vCPU VM: 64 KiB buffers (one
+ * per 200-240 answers) took a quarter of its CPU in a pipelined run. */
 #define LOG_FLUSH_AT (256 * 1024)
 #define LOG_BUFS_MAX 4            /* buffers waiting for the writer, at most (1 MiB) */
 
