@@ -1,7 +1,8 @@
-/* conn: one client WebSocket (DOWN) paired with one upstream leg to Chrome
- * (UP): messages are reassembled, handed to route.c, and written in order as
- * frames through byte-bounded queues, all that a round of the event loop
- * queued at the end of the round (conn_flush); closes pass through both ways. */
+/* conn: the WebSocket legs of one client connection: the client's (DOWN)
+ * and Chrome's (UP). Messages are reassembled from frames and handed to the
+ * core (core.h); what the core queues is written in order as frames, all
+ * that a round of the event loop queued at the end of the round
+ * (conn_flush); closes pass through both ways. */
 #include <string.h>
 
 #include "conn.h"
@@ -10,90 +11,6 @@
 #define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
 #define TAIL_KEEP (64 * 1024)      /* a tail buffer larger than this is freed once empty */
 
-const char *const side_name[2] = { "client", "upstream" };
-
-/* Small messages (most CDP traffic) live in one block with their struct, of
- * the smallest size class that holds them (each class a third to a half
- * larger than the one before: a 1 KiB event takes a 1 KiB block, not a
- * 4 KiB one), and blocks are kept for reuse: no malloc per message on the
- * hot path. What is kept is bounded in bytes, all classes together. */
-#define MSG_SMALL 4096
-#define MSG_POOL_BYTES (4 * 1024 * 1024)
-static const size_t msg_class_cap[] = { 256, 384, 512, 768, 1024, 1536, 2048, 3072, MSG_SMALL };
-#define MSG_CLASSES (sizeof msg_class_cap / sizeof msg_class_cap[0])
-static struct msg *msg_pool[MSG_CLASSES];
-static size_t msg_pooled_bytes;
-
-/* Is m's buffer the one in its own block (not a large or grown one)? */
-static int msg_inline(const struct msg *m)
-{
-	return m->buf == (const unsigned char *)(m + 1);
-}
-
-/* The bytes of a block of class k. */
-static size_t msg_block(int k)
-{
-	return sizeof(struct msg) + LWS_PRE + msg_class_cap[k];
-}
-
-struct msg *msg_new(size_t len)
-{
-	struct msg *m;
-	int k = -1;
-
-	if (len <= MSG_SMALL)
-		for (k = 0; msg_class_cap[k] < len; k++)
-			;
-	if (k >= 0 && (m = msg_pool[k])) {
-		msg_pool[k] = m->next;
-		msg_pooled_bytes -= msg_block(k);
-	} else {
-		m = xmalloc(k >= 0 ? msg_block(k) : sizeof *m);
-	}
-	memset(m, 0, sizeof *m);
-	m->cls = k;
-	m->buf = k >= 0 ? (unsigned char *)(m + 1) : xmalloc(LWS_PRE + len);
-	m->cap = k >= 0 ? msg_class_cap[k] : len;
-	m->opcode = WSFRAME_TEXT;
-	return m;
-}
-
-void msg_free(struct msg *m)
-{
-	if (!msg_inline(m))   /* large, or grown (msg_grow) */
-		free(m->buf);
-	if (m->cls >= 0 && msg_pooled_bytes + msg_block(m->cls) <= MSG_POOL_BYTES) {
-		m->next = msg_pool[m->cls];
-		msg_pool[m->cls] = m;
-		msg_pooled_bytes += msg_block(m->cls);
-	} else {
-		free(m);
-	}
-}
-
-/* Room for cap bytes in m (a message that grew over more frames). */
-static void msg_grow(struct msg *m, size_t cap)
-{
-	unsigned char *buf = xmalloc(LWS_PRE + cap);
-
-	memcpy(buf + LWS_PRE, m->buf + LWS_PRE, m->len);
-	if (!msg_inline(m))
-		free(m->buf);
-	m->buf = buf;
-	m->cap = cap;
-}
-
-static void queue_clear(struct queue *q)
-{
-	while (q->head) {
-		struct msg *m = q->head;
-		q->head = m->next;
-		msg_free(m);
-	}
-	q->tail = NULL;
-	q->bytes = 0;
-}
-
 /* Asks for side s to be closed with code and reason once what is queued for
  * it has been written. The first reason given wins. */
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason)
@@ -101,6 +18,7 @@ void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *rea
 	if (c->gone[s] || c->closing[s])
 		return;
 	c->closing[s] = 1;
+	core_shut(&c->cc, s, 0);   /* what is queued goes first, then the close */
 	c->close_code[s] = code;
 	snprintf(c->close_reason[s], sizeof c->close_reason[s], "%s", reason);
 	if (c->wsi[s])
@@ -109,30 +27,22 @@ void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *rea
 
 static void conn_free(struct conn *c)
 {
-	struct conn **pp = &c->px->conns;
+	struct conn **pp;
 
-	while (*pp != c)
-		pp = &(*pp)->next;
-	*pp = c->next;
 	for (pp = &c->px->dirty; c->dirty && *pp; pp = &(*pp)->next_dirty)
 		if (*pp == c) {
 			*pp = c->next_dirty;
 			break;
 		}
-	c->px->conns_open--;
 	for (int s = DOWN; s <= UP; s++) {
-		queue_clear(&c->out[s]);
 		if (c->rx[s])
 			msg_free(c->rx[s]);
-	}
-	sessions_free(&c->sessions);
-	upstream_free(c);
-	for (int s = DOWN; s <= UP; s++) {
 		lws_sul_cancel(&c->hold[s].sul);
 		free(c->tail[s].buf);
 	}
+	core_conn_free(&c->cc);
+	upstream_free(c);
 	lws_sul_cancel(&c->up_timer);
-	free(c->path);
 	free(c);
 }
 
@@ -157,9 +67,9 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	}
 	c->gone[s] = 1;
 	c->wsi[s] = NULL;
-	queue_clear(&c->out[s]);
-	if (c->px->log)
-		log_event(c->px->log, c->id, "close", json_pack("{s:s, s:i, s:s, s:s}",
+	core_shut(&c->cc, s, 1);
+	if (c->px->core.log)
+		log_event(c->px->core.log, c->cc.id, "close", json_pack("{s:s, s:i, s:s, s:s}",
 			  "side", side_name[s], "code", code, "reason", reason, "by", by));
 	if (!c->gone[!s]) {
 		conn_close_side(c, !s, code, reason);
@@ -170,7 +80,7 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 
 void conn_rx_update(struct conn *c, enum side s)
 {
-	int want = !c->paused[s] || c->leg[s].close_sent;
+	int want = !core_paused(&c->cc, s) || c->leg[s].close_sent;
 
 	if (!c->wsi[s] || want == c->reading[s])
 		return;
@@ -178,45 +88,34 @@ void conn_rx_update(struct conn *c, enum side s)
 	lws_rx_flow_control(c->wsi[s], want);
 }
 
-static void resume_if_drained(struct conn *c, enum side s)
+/* The core's asks (core_leg_ops). */
+static void conn_queued(struct core_conn *cc, enum side s)
 {
-	/* Reading side !s fills out[s]; resume it once out[s] is half drained. */
-	if (c->paused[!s] && c->out[s].bytes <= c->px->cfg.queue_bytes / 2) {
-		c->paused[!s] = 0;
-		conn_rx_update(c, !s);
-	}
-}
+	struct conn *c = conn_of(cc);
 
-void conn_enqueue(struct conn *c, enum side to, struct msg *m)
-{
-	struct queue *q = &c->out[to];
-	enum side from = !to;
-
-	if (c->gone[to] || c->closing[to] || c->last_write[to]) {  /* nobody left to deliver it to */
-		msg_free(m);
-		return;
-	}
-	m->next = NULL;
-	if (q->tail)
-		q->tail->next = m;
-	else
-		q->head = m;
-	q->tail = m;
-	q->bytes += m->len;
 	/* Written when this round of the event loop is over (conn_flush), with
 	 * whatever else the round queued: no extra round, and one write for many. */
 	if (!c->dirty) {
 		c->next_dirty = c->px->dirty;
 		c->px->dirty = c;
 	}
-	c->dirty |= 1u << to;
-	if (q->bytes > c->px->cfg.queue_bytes && !c->paused[from]) {
-		c->paused[from] = 1;
-		conn_rx_update(c, from);
-	}
+	c->dirty |= 1u << s;
 }
 
-int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t len,
+static void conn_reading(struct core_conn *cc, enum side s, int on)
+{
+	(void)on;   /* the core's state says it: core_paused */
+	conn_rx_update(conn_of(cc), s);
+}
+
+static const struct core_leg_ops conn_ops = { conn_queued, conn_reading };
+
+/* What a new message's buffer takes on trust from its frame's claimed
+ * length, beyond the bytes already read: a peer that claims 256 MiB and
+ * sends nothing more costs this, not the claim. */
+#define RX_TRUST (1024 * 1024)
+
+int conn_rx_data(struct conn *c, enum side s, int type, const void *in, size_t len,
 		 uint64_t frame_rest, int final)
 {
 	struct msg *m = c->rx[s];
@@ -225,8 +124,8 @@ int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t
 	uint64_t need = (m ? m->len : 0) + len + frame_rest;
 
 	if (need > max && !c->discarding[s]) {
-		if (c->px->log)
-			log_event(c->px->log, c->id, "too_large", json_pack("{s:s, s:I, s:I}",
+		if (c->px->core.log)
+			log_event(c->px->core.log, c->cc.id, "too_large", json_pack("{s:s, s:I, s:I}",
 				  "from", side_name[s], "bytes_at_least", (json_int_t)need,
 				  "max", (json_int_t)max));
 		if (m)
@@ -249,17 +148,22 @@ int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t
 		return 0;
 	}
 	if (!m) {
-		m = c->rx[s] = msg_new((size_t)need);
-		m->opcode = opcode;
+		m = c->rx[s] = msg_new(need < len + RX_TRUST ? (size_t)need : len + RX_TRUST);
+		m->type = type;
 	}
-	if (need > m->cap)   /* another frame of a fragmented message */
-		msg_grow(m, need * 2 < max ? (size_t)need * 2 : (size_t)max);
-	memcpy(m->buf + LWS_PRE + m->len, in, len);
+	if (m->len + len > m->cap) {   /* more than it was given room for */
+		uint64_t cap = m->cap * 2 > m->len + len ? m->cap * 2 : m->len + len;
+		/* The frame's claim, once this much of it has come, is taken whole. */
+		if (need <= cap || need <= (m->len + len) * 2)
+			cap = need > cap ? need : cap;
+		msg_grow(m, cap < max ? (size_t)cap : (size_t)max);
+	}
+	memcpy(MSG_DATA(m) + m->len, in, len);
 	m->len += len;
 	if (!final)
 		return 0;
 	c->rx[s] = NULL;
-	route_message(c, s, m);
+	core_deliver(&c->cc, s, m);
 	return 0;
 }
 
@@ -270,20 +174,6 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 
 	if (h->c->wsi[h->side])
 		lws_callback_on_writable(h->c->wsi[h->side]);
-}
-
-/* Takes the written head message off out[s]. */
-static void conn_dequeue(struct conn *c, enum side s)
-{
-	struct queue *q = &c->out[s];
-	struct msg *m = q->head;
-
-	q->head = m->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->bytes -= m->len;
-	msg_free(m);
-	resume_if_drained(c, s);
 }
 
 /* Writes go to the socket directly, not through lws_write: lws 4.1.6 keeps
@@ -364,13 +254,13 @@ static size_t frame_header(enum side s, unsigned char *out, const struct msg *m,
 {
 	if (s == UP)
 		wsframe_new_mask(mask);
-	return wsframe_header(out, m->opcode, 1, m->len, s == UP ? mask : NULL);
+	return wsframe_header(out, m->type, 1, m->len, s == UP ? mask : NULL);
 }
 
 int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 {
-	struct queue *q = &c->out[s];
-	unsigned char *batch = c->px->batch + LWS_PRE, mask[4];
+	struct queue *q = &c->cc.out[s];
+	unsigned char *batch = c->px->batch, mask[4];
 	size_t used = 0;
 	int held = 0;
 
@@ -395,11 +285,11 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 		    m->len <= BATCH_SMALL) {
 			size_t h = frame_header(s, batch + used, m, mask);
 			if (s == UP)
-				wsframe_mask(batch + used + h, m->buf + LWS_PRE, m->len, mask, 0);
+				wsframe_mask(batch + used + h, MSG_DATA(m), m->len, mask, 0);
 			else
-				memcpy(batch + used + h, m->buf + LWS_PRE, m->len);
+				memcpy(batch + used + h, MSG_DATA(m), m->len);
 			used += h + m->len;
-			conn_dequeue(c, s);
+			core_written(&c->cc, s);
 			continue;
 		}
 		if (used) {
@@ -415,19 +305,19 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 		if (!m->hdr_len) {
 			unsigned char h[WSFRAME_HEADER_MAX];
 			m->hdr_len = frame_header(s, h, m, mask);
-			memcpy(m->buf + LWS_PRE - m->hdr_len, h, m->hdr_len);
+			memcpy(MSG_DATA(m) - m->hdr_len, h, m->hdr_len);
 			if (s == UP)
-				wsframe_mask(m->buf + LWS_PRE, m->buf + LWS_PRE, m->len, mask, 0);
+				wsframe_mask(MSG_DATA(m), MSG_DATA(m), m->len, mask, 0);
 		}
 		{
 			size_t total = m->hdr_len + m->len;
-			long n = sock_send(c, s, m->buf + LWS_PRE - m->hdr_len + m->sent,
+			long n = sock_send(c, s, MSG_DATA(m) - m->hdr_len + m->sent,
 					   total - m->sent);
 			if (n < 0)
 				return -1;
 			m->sent += (size_t)n;
 			if (m->sent == total)
-				conn_dequeue(c, s);
+				core_written(&c->cc, s);
 		}
 	}
 	if (used && conn_write(c, s, batch, used) < 0)
@@ -452,7 +342,7 @@ void conn_flush(struct proxy *px)
 		c->dirty = 0;
 		for (int s = DOWN; s <= UP; s++) {
 			struct lws *wsi = c->wsi[s];
-			if (!(dirty & 1u << s) || !wsi || !c->out[s].head)
+			if (!(dirty & 1u << s) || !wsi || !c->cc.out[s].head)
 				continue;
 			/* Closing, the upgrade still awaited, or the socket full:
 			 * lws calls back when it is time. */
@@ -507,24 +397,16 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	struct conn *c = xcalloc(1, sizeof *c);
 
 	c->px = px;
-	c->id = ++px->next_conn_id;
-	c->next_proxy_id = PROXY_ID_BASE;
+	core_conn_init(&px->core, &c->cc, &conn_ops, path);
 	for (int s = DOWN; s <= UP; s++) {
 		c->hold[s].c = c;
 		c->hold[s].side = (enum side)s;
 		c->reading[s] = 1;
 	}
-	c->path = xstrdup(path);
 	c->wsi[DOWN] = down;
 	lws_set_opaque_user_data(down, c);
-	c->opened_us = util_now_us();
-	sessions_init(&c->sessions, c->path);
-	c->next = px->conns;
-	px->conns = c;
-	px->conns_open++;
-	px->conns_total++;
-	if (px->log)
-		log_event(px->log, c->id, "open", json_pack("{s:s, s:s}", "path", c->path,
+	if (px->core.log)
+		log_event(px->core.log, c->cc.id, "open", json_pack("{s:s, s:s}", "path", path,
 			  "upstream", px->upstream));
 
 	if (upstream_open(c) < 0 && !c->gone[UP]) {
@@ -534,7 +416,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	if (!c->gone[UP])
 		lws_sul_schedule(px->ctx, 0, &c->up_timer, conn_up_timeout,
 				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
-	route_opened(c);
+	core_conn_opened(&c->cc);
 	return c;
 }
 
@@ -542,27 +424,27 @@ json_t *conn_list_json(struct proxy *px)
 {
 	json_t *conns = json_array(), *sessions = json_array();
 
-	for (struct conn *c = px->conns; c; c = c->next) {
-		json_t *ss = sessions_json(&c->sessions), *se;
+	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		json_t *ss = sessions_json(&cc->sessions), *se;
 		size_t i;
 		json_array_foreach(ss, i, se) {
-			json_object_set_new(se, "conn", json_integer((json_int_t)c->id));
+			json_object_set_new(se, "conn", json_integer((json_int_t)cc->id));
 			json_array_append(sessions, se);
 		}
 		json_decref(ss);
 		json_array_append_new(conns, json_pack("{s:I, s:s, s:I, s:I, s:I}",
-			"id", (json_int_t)c->id, "path", c->path, "opened_us", (json_int_t)c->opened_us,
-			"queued_up", (json_int_t)c->out[UP].bytes,
-			"queued_down", (json_int_t)c->out[DOWN].bytes));
+			"id", (json_int_t)cc->id, "path", cc->path, "opened_us", (json_int_t)cc->opened_us,
+			"queued_up", (json_int_t)cc->out[UP].bytes,
+			"queued_down", (json_int_t)cc->out[DOWN].bytes));
 	}
 	return json_pack("{s:{s:I, s:I, s:o}, s:o}",
-		"connections", "open", (json_int_t)px->conns_open, "total",
-		(json_int_t)px->conns_total, "list", conns, "sessions", sessions);
+		"connections", "open", (json_int_t)px->core.conns_open, "total",
+		(json_int_t)px->core.conns_total, "list", conns, "sessions", sessions);
 }
 
 void conn_close_all(struct proxy *px)
 {
-	for (struct conn *c = px->conns; c; c = c->next)
+	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next)
 		for (int s = DOWN; s <= UP; s++)
-			conn_close_side(c, s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
+			conn_close_side(conn_of(cc), s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
 }

@@ -1,33 +1,13 @@
-/* conn: the pair of WebSockets behind one client connection, shared by
- * conn.c (the transport) and route.c (what happens to each message). */
+/* conn: the WebSocket legs of one client connection, the client's and
+ * Chrome's, around the message core's connection (core.h): conn.c (queues
+ * to sockets, closes), wsleg.c (frames), downstream.c and upstream.c (the
+ * handshakes). */
 #ifndef CDPPROXY_CONN_H
 #define CDPPROXY_CONN_H
 
+#include "core.h"
 #include "proxy.h"
-#include "scan.h"
-#include "sessions.h"
 #include "wsframe.h"
-
-enum side { DOWN, UP };           /* the client, Chrome */
-
-/* The proxy's own commands count up from here, far above clients' ids. */
-#define PROXY_ID_BASE 1000000000LL
-
-struct msg {
-	struct msg *next;
-	size_t len, cap;              /* cap: room in buf after LWS_PRE */
-	size_t sent;                  /* bytes of frame header + message written */
-	size_t hdr_len;               /* its frame header, in the headroom once framed; 0: not yet */
-	int opcode;                   /* WSFRAME_TEXT, _BINARY, _PONG */
-	int cls;                      /* its block's size class (conn.c), -1: none */
-	uint64_t not_before_us;       /* delay: not written before (monotonic) */
-	unsigned char *buf;           /* LWS_PRE headroom, then the message */
-};
-
-struct queue {
-	struct msg *head, *tail;
-	size_t bytes;
-};
 
 /* Frame bytes a socket did not take (of a batch of small messages or a
  * close frame), written before anything else. A large message's rest
@@ -65,18 +45,14 @@ struct wsleg {
 };
 
 struct conn {
-	struct conn *next;
+	struct core_conn cc;          /* the messages: queues, sessions, id, path */
 	struct conn *next_dirty;      /* on px->dirty: has queued writes to flush */
 	unsigned dirty;               /* 1 << side: that side is waiting on px->dirty */
 	struct proxy *px;
-	uint64_t id;
-	char *path;
 	struct lws *wsi[2];
 	int gone[2];                  /* that side's wsi is closed or never came */
-	struct queue out[2];          /* out[s]: waiting to be written to side s */
 	struct msg *rx[2];            /* being reassembled from side s */
 	int discarding[2];            /* skipping the rest of a too large message from s */
-	int paused[2];                /* reading side s is paused for backpressure */
 	struct conn_tail tail[2];     /* bytes side s's socket did not take, to go first */
 	int full[2];                  /* side s's socket took less than offered: wait to write */
 	int last_write[2];            /* close side s once its tail is written: nothing more goes */
@@ -91,22 +67,14 @@ struct conn {
 	struct wsleg leg[2];
 	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
-	struct sessions sessions;
-	int64_t next_proxy_id;
-	uint64_t opened_us;
 };
 
-extern const char *const side_name[2];
+/* The conn around a core connection. */
+#define conn_of(ccp) lws_container_of(ccp, struct conn, cc)
 
 /* A pair for the client's WebSocket down (its upgrade answered), to the
  * upstream's path: logged, and the upstream leg started. */
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path);
-/* A message with room for len bytes after LWS_PRE. */
-struct msg *msg_new(size_t len);
-void msg_free(struct msg *m);
-/* Queues m to be written to side `to` (dropped if that side is gone), and
- * pauses reading the other side while the queue is over its bound. */
-void conn_enqueue(struct conn *c, enum side to, struct msg *m);
 /* Closes side s with code and reason once what is queued for it is written. */
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason);
 /* Side s is gone: log it, close the other side, free the pair if both are. */
@@ -122,11 +90,10 @@ int conn_close_when_written(struct conn *c, enum side s);
 /* Part of a message from side s: len bytes, with frame_rest more to come in
  * this frame; final: the message ends with them. opcode: of its first frame.
  * Returns -1 to close side s. */
-int conn_rx_data(struct conn *c, enum side s, int opcode, const void *in, size_t len,
+int conn_rx_data(struct conn *c, enum side s, int type, const void *in, size_t len,
 		 uint64_t frame_rest, int final);
-/* Reads side s or not, as its state asks: not while the other side's queue
- * is over its bound (unless the proxy's close went to s and its answer is
- * awaited). */
+/* Reads side s or not, as its state asks: not while the core has it paused
+ * (unless the proxy's close went to s and its answer is awaited). */
 void conn_rx_update(struct conn *c, enum side s);
 /* Side s sent its close frame (payload in, len). */
 void conn_peer_close(struct conn *c, enum side s, const unsigned char *in, size_t len);
@@ -152,13 +119,5 @@ int downstream_take(struct proxy *px, struct lws *wsi);
 int upstream_open(struct conn *c);
 /* Frees what the upstream state holds. */
 void upstream_free(struct conn *c);
-
-/* route.c: one complete message from side `from`: scan, track, apply the
- * policy, log, count, queue. Takes m. */
-void route_message(struct conn *c, enum side from, struct msg *m);
-/* A new connection: inject for a page connection's own session. */
-void route_opened(struct conn *c);
-/* The policy changed: bring every session's enabled domains in line. */
-void route_sync(struct conn *c);
 
 #endif

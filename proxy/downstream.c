@@ -117,7 +117,7 @@ int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 		return 0;
 	switch (reason) {
 	case LWS_CALLBACK_RAW_RX:
-		proxy_read_clock(c->px, wsi);
+		core_read_clock(&c->px->core, wsi);
 		return wsleg_read(c, DOWN, in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
 		return conn_writeable(c, DOWN, wsi);

@@ -75,16 +75,16 @@ static void reply_json(struct http_reply *r, int status, json_t *body)
 
 static json_t *admin_policy(struct proxy *px)
 {
-	return json_pack("{s:s, s:I, s:I, s:o}", "name", px->policy->name,
-			 "gen", (json_int_t)px->policy_gen, "since_us",
-			 (json_int_t)px->policy_since_us, "policy", policy_json(px->policy));
+	return json_pack("{s:s, s:I, s:I, s:o}", "name", px->core.policy->name,
+			 "gen", (json_int_t)px->core.policy_gen, "since_us",
+			 (json_int_t)px->core.policy_since_us, "policy", policy_json(px->core.policy));
 }
 
 static json_t *admin_stats(struct proxy *px)
 {
 	json_t *st = conn_list_json(px);
 
-	json_object_update_new(st, stats_json(px->stats));
+	json_object_update_new(st, stats_json(px->core.stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
 	json_object_set_new(st, "upstream", json_string(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
@@ -116,7 +116,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		reply_json(r, 400, json_pack("{s:s}", "error", err));
 		return;
 	}
-	proxy_set_policy(px, p, "PUT");
+	core_set_policy(&px->core, p, "PUT");
 	reply_json(r, 200, admin_policy(px));
 }
 
@@ -215,15 +215,15 @@ static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 	} else if (!access_origin_ok(origin, &px->cfg.allow_origins)) {
 		snprintf(why, sizeof why, "Origin '%s' is not allowed (allow it with --allow-origin)",
 			 origin);
-	} else if (upgrade && px->conns_open >= px->cfg.max_connections) {
+	} else if (upgrade && px->core.conns_open >= px->cfg.max_connections) {
 		status = HTTP_STATUS_SERVICE_UNAVAILABLE;
 		snprintf(why, sizeof why, "too many connections: %u open (--max-connections %u)",
-			 px->conns_open, px->cfg.max_connections);
+			 px->core.conns_open, px->cfg.max_connections);
 	} else {
 		return 0;
 	}
-	if (px->log)
-		log_event(px->log, 0, "refused", json_pack("{s:s, s:s, s:s, s:i}", "host", host,
+	if (px->core.log)
+		log_event(px->core.log, 0, "refused", json_pack("{s:s, s:s, s:s, s:i}", "host", host,
 			  "origin", origin, "reason", why, "status", (int)status));
 	lws_return_http_status(wsi, status, why);
 	return 1;

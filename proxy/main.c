@@ -83,12 +83,12 @@ static void on_wake(struct proxy *p)
 		return;
 	}
 	if (!(pol = policy_load(p->cfg.policy_path, err, sizeof err))) {
-		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->policy->name);
+		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->core.policy->name);
 		return;
 	}
-	proxy_set_policy(p, pol, "SIGHUP");
+	core_set_policy(&p->core, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
-		(unsigned long long)p->policy_gen);
+		(unsigned long long)p->core.policy_gen);
 }
 
 /* Can a TCP connection be made to host:port? So that a wrong --upstream is an
@@ -357,10 +357,10 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	fprintf(stderr, "cdpproxy: listening on http://%s:%d (upstream %s%s, policy %s)\n",
 		cfg.listen_host, px.port, px.upstream, cfg.chromium ? ", launched chromium" : "",
-		px.policy->name);
+		px.core.policy->name);
 	proxy_run(&px, &stop);
 	fprintf(stderr, "cdpproxy: shutting down\n");
-	stats_print(px.stats, stderr);
+	stats_print(px.core.stats, stderr);
 	proxy_stop(&px);
 	return 0;
 }

@@ -35,21 +35,6 @@ static const struct lws_protocols protocols[] = {
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
-void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
-{
-	policy_free(px->policy);
-	px->policy = p;
-	px->policy_gen++;
-	px->policy_since_us = util_now_us();
-	if (px->log) {
-		log_set_gen(px->log, px->policy_gen);
-		log_event(px->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
-			  "source", p->source, "via", source));
-	}
-	for (struct conn *c = px->conns; c; c = c->next)
-		route_sync(c);
-}
-
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi)
 {
@@ -72,15 +57,6 @@ void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t o
 		snprintf(out + strlen(out), outlen - strlen(out), "?%s", args);
 }
 
-void proxy_read_clock(struct proxy *px, struct lws *wsi)
-{
-	if (wsi == px->read_wsi)   /* another frame of the same read */
-		return;
-	px->read_wsi = wsi;
-	px->read_mono_us = util_mono_us();
-	px->read_wall_us = util_now_us();
-}
-
 /* Points new connections at host:port. */
 static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
@@ -99,16 +75,16 @@ static void tick(lws_sorted_usec_list_t *sul)
 
 	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
 		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
-		if (px->log)
-			log_event(px->log, 0, "browser_exit", json_pack("{s:s}", "why", err));
+		if (px->core.log)
+			log_event(px->core.log, 0, "browser_exit", json_pack("{s:s}", "why", err));
 		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
 				 px->cfg.chromium_argc, err, sizeof err) < 0)
 			fprintf(stderr, "cdpproxy: %s\n", err);
 		else
 			proxy_set_upstream(px, "127.0.0.1", px->chrome.port);
 	}
-	if (px->log)
-		log_flush(px->log);
+	if (px->core.log)
+		log_flush(px->core.log);
 	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
 }
 
@@ -116,20 +92,20 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 		char *err, size_t errlen)
 {
 	struct lws_context_creation_info info;
+	struct log *lg = NULL;
 
 	memset(px, 0, sizeof *px);
 	px->cfg = *cfg;
 	px->started_us = util_now_us();
-	px->stats = stats_new();
-	px->batch = xmalloc(LWS_PRE + BATCH_BYTES);
+	px->batch = xmalloc(BATCH_BYTES);
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
-	if (cfg->log_path && !(px->log = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
+	if (cfg->log_path && !(lg = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
 		policy_free(p);
 		return -1;
 	}
-	if (px->log && cfg->log_secrets)
-		log_show_secrets(px->log);
-	proxy_set_policy(px, p ? p : policy_passthrough(), "start");
+	if (lg && cfg->log_secrets)
+		log_show_secrets(lg);
+	core_init(&px->core, p, lg, cfg->queue_bytes);
 
 	memset(&info, 0, sizeof info);
 	info.port = cfg->listen_port;
@@ -162,7 +138,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 void proxy_run(struct proxy *px, volatile int *stop)
 {
 	while (!*stop && lws_service(px->ctx, 0) >= 0) {
-		px->read_wsi = NULL;   /* each round reads each socket once */
+		core_new_round(&px->core);   /* each round reads each socket once */
 		conn_flush(px);
 	}
 }
@@ -171,16 +147,15 @@ void proxy_stop(struct proxy *px)
 {
 	/* Give open connections their close frames, then let the loop send them. */
 	conn_close_all(px);
-	for (int i = 0; i < 20 && px->conns; i++)
+	for (int i = 0; i < 20 && px->core.conns; i++)
 		lws_service(px->ctx, 0);
 	lws_sul_cancel(&px->tick);
 	lws_context_destroy(px->ctx);
-	log_close(px->log);
-	px->log = NULL;
+	log_close(px->core.log);
+	px->core.log = NULL;
 	if (px->cfg.chromium)
 		launch_stop(&px->chrome);
-	stats_free(px->stats);
-	policy_free(px->policy);
+	core_free(&px->core);
 	free(px->batch);
 }
 

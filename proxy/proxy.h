@@ -8,10 +8,8 @@
 #include <libwebsockets.h>
 
 #include "access.h"
+#include "core.h"
 #include "launch.h"
-#include "log.h"
-#include "policy.h"
-#include "stats.h"
 
 struct proxy_config {
 	char listen_host[128];
@@ -45,23 +43,13 @@ struct proxy {
 	struct lws_vhost *vhost;
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */
-	struct log *log;              /* NULL without --log */
-	struct stats *stats;
-	struct conn *conns;           /* open WebSocket pairs */
+	struct core core;             /* policy, stats, log, connections */
 	struct conn *dirty;           /* pairs with messages queued this round */
-	uint64_t next_conn_id, conns_total;
-	unsigned conns_open;
 	struct launch chrome;         /* with --launch */
-	struct policy *policy;        /* never NULL */
-	uint64_t policy_gen;          /* 1 for the first, +1 at every switch */
-	uint64_t policy_since_us;
 	uint64_t started_us;
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
-	unsigned char *batch;         /* LWS_PRE + BATCH_BYTES: frames written at once */
-	/* When the bytes being handled were read (proxy_read_clock). */
-	uint64_t read_mono_us, read_wall_us;
-	struct lws *read_wsi;         /* ... from this socket, in this round */
+	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass
@@ -76,9 +64,6 @@ struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
 void proxy_run(struct proxy *px, volatile int *stop);
 /* Closes every connection, flushes the log, stops a launched browser. */
 void proxy_stop(struct proxy *px);
-/* Makes p (taken) the policy for every connection, and brings live sessions
- * in line with it. source says how ("start", "PUT", "SIGHUP"). */
-void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
 /* Fills i for a connection to the upstream, served by protocol, with opaque
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
@@ -86,11 +71,8 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 /* path and the request's URL arguments, as "path?args", into out; without
  * a token= argument (access_strip_token). */
 void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen);
-/* Bytes were read from wsi: the clock is read once per read of a socket,
- * not once per message in it (lws hands over a read's frames one by one). */
-void proxy_read_clock(struct proxy *px, struct lws *wsi);
 
-/* conn.c: the WebSocket pairs. */
+/* upstream.c: Chrome's leg. */
 int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
 json_t *conn_list_json(struct proxy *px);

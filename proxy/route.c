@@ -3,7 +3,7 @@
  * it and queue what results; and the commands the proxy sends on its own. */
 #include <string.h>
 
-#include "conn.h"
+#include "core.h"
 #include "util.h"
 
 static const char *const kind_names[] = { "other", "command", "response", "event" };
@@ -14,7 +14,7 @@ static struct msg *msg_from_json(json_t *j)
 	size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
 	struct msg *m = msg_new(n);
 
-	m->len = json_dumpb(j, (char *)m->buf + LWS_PRE, n, JSON_COMPACT);
+	m->len = json_dumpb(j, (char *)m->buf + MSG_PRE, n, JSON_COMPACT);
 	return m;
 }
 
@@ -99,32 +99,40 @@ static void rec_scanned(struct log_rec *rec, const char *buf, const struct scan_
 		rec->session_len = name_at(buf, &r->session, session, &rec->session);
 }
 
-static void count_and_log(struct conn *c, enum side from, struct log_rec *rec, int log)
+/* Commands the session tracker forgot unanswered go to the stats. */
+static void count_evicted(struct core_conn *cc)
 {
-	struct proxy *px = c->px;
+	stats_add_evicted(cc->core->stats, cc->sessions.evicted);
+	cc->sessions.evicted = 0;
+}
+
+static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *rec, int log)
+{
+	struct core *core = cc->core;
 	/* Stats file a message under its method, or what it is when it has none. */
 	const char *name = rec->method ? rec->method :
 		!strcmp(rec->kind, "response") ? "(unmatched)" :
 		!strcmp(rec->kind, "binary") ? "(binary)" :
 		!strcmp(rec->kind, "invalid") ? "(invalid)" : "(other)";
 
-	stats_count(px->stats, name, rec->method ? rec->method_len : strlen(name),
+	stats_count(core->stats, name, rec->method ? rec->method_len : strlen(name),
 		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
-	if (px->log && log)
-		log_message(px->log, rec);
+	if (core->log && log)
+		log_message(core->log, rec);
 }
 
 /* Sends a message the proxy wrote itself to side `to`: a command to Chrome
  * (its response will be consumed) or an answer to the client, which is
- * logged under its command's method and the action that made it. Takes j. */
-static void route_emit(struct conn *c, enum side to, json_t *j, const char *answers,
-		       const char *action)
+ * logged under its command's method and the action that made it; it counts
+ * against the budget of the side whose message caused it (producer). Takes j. */
+static void route_emit(struct core_conn *cc, enum side to, json_t *j, const char *answers,
+		       const char *action, enum side producer)
 {
 	struct msg *m = msg_from_json(j);
-	const char *buf = (const char *)m->buf + LWS_PRE;
+	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
 	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
-	struct log_rec rec = { .conn = c->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
+	struct log_rec rec = { .conn = cc->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
 			       .by_proxy = 1, .body = buf, .body_len = m->len };
 
 	json_decref(j);
@@ -135,56 +143,60 @@ static void route_emit(struct conn *c, enum side to, json_t *j, const char *answ
 		rec.action = action;
 		if (to == UP && r.kind == SCAN_COMMAND) {
 			struct sessions_msg sm = session_msg(buf, &r, &rec);
-			sessions_on_command(&c->sessions, &sm, util_mono_us(), 1, NULL);
+			sessions_on_command(&cc->sessions, &sm, util_mono_us(), 1, NULL);
 		}
 	}
-	count_and_log(c, !to, &rec, 1);
-	conn_enqueue(c, to, m);
+	if (cc->sessions.evicted)
+		count_evicted(cc);
+	count_and_log(cc, !to, &rec, 1);
+	core_enqueue(cc, to, m, producer);
 }
 
 /* Sends Chrome a command of the proxy's own on session sid. */
-static void route_command(struct conn *c, const char *sid, const char *method, json_t *params)
+static void route_command(struct core_conn *cc, const char *sid, const char *method, json_t *params,
+			  enum side producer)
 {
-	json_t *j = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)c->next_proxy_id++,
+	json_t *j = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)cc->next_proxy_id++,
 			      "method", method, "params", params);
 
 	if (*sid)
 		json_object_set_new(j, "sessionId", json_string(sid));
-	route_emit(c, UP, j, NULL, NULL);
+	route_emit(cc, UP, j, NULL, NULL, producer);
 }
 
 /* Sends what the policy injects for a session that just attached. */
-static void route_inject(struct conn *c, const char *sid, const char *type)
+static void route_inject(struct core_conn *cc, const char *sid, const char *type,
+			 enum side producer)
 {
-	json_t *cmds = policy_injects(c->px->policy, type), *cmd;
+	json_t *cmds = policy_injects(cc->core->policy, type), *cmd;
 	size_t i;
 
 	json_array_foreach(cmds, i, cmd) {
 		json_t *params = json_object_get(cmd, "params");
 		json_t *empty = params ? NULL : json_object();
-		route_command(c, sid, json_string_value(json_object_get(cmd, "method")),
-			      params ? params : empty);
+		route_command(cc, sid, json_string_value(json_object_get(cmd, "method")),
+			      params ? params : empty, producer);
 		json_decref(empty);
 	}
 	json_decref(cmds);
 }
 
-void route_opened(struct conn *c)
+void core_conn_opened(struct core_conn *cc)
 {
-	struct session *own = sessions_get(&c->sessions, "");
+	struct session *own = sessions_get(&cc->sessions, "");
 
 	if (own && own->type && !strcmp(own->type, "page"))
-		route_inject(c, "", own->type);
+		route_inject(cc, "", own->type, DOWN);
 }
 
-void route_sync(struct conn *c)
+void route_sync(struct core_conn *cc)
 {
 	size_t i = 0;
 	struct table_slot *ts;
 
-	while ((ts = table_next(&c->sessions.by_id, &i))) {
+	while ((ts = table_next(&cc->sessions.by_id, &i))) {
 		struct session *se = ts->val;
-		json_t *want = policy_desired(c->px->policy, se->client_enabled, se->type, se->url);
+		json_t *want = policy_desired(cc->core->policy, se->client_enabled, se->type, se->url);
 		json_t *have = json_deep_copy(se->enabled), *params;
 		const char *domain;
 		char method[160];
@@ -194,14 +206,14 @@ void route_sync(struct conn *c)
 				continue;
 			snprintf(method, sizeof method, "%s.disable", domain);
 			json_t *none = json_object();
-			route_command(c, se->id, method, none);
+			route_command(cc, se->id, method, none, NOBODY);
 			json_decref(none);
 		}
 		json_object_foreach(want, domain, params) {
 			if (json_equal(json_object_get(have, domain), params))
 				continue;
 			snprintf(method, sizeof method, "%s.enable", domain);
-			route_command(c, se->id, method, params);
+			route_command(cc, se->id, method, params, NOBODY);
 		}
 		json_decref(have);
 		json_decref(want);
@@ -209,7 +221,7 @@ void route_sync(struct conn *c)
 }
 
 /* The client's command answered by the proxy: a stub's result or a reject's error. */
-static void route_answer(struct conn *c, const struct scan_result *r, const char *session,
+static void route_answer(struct core_conn *cc, const struct scan_result *r, const char *session,
 			 const char *method, const struct policy_rule *rule)
 {
 	json_t *j = json_pack("{s:I}", "id", (json_int_t)r->id);
@@ -221,7 +233,7 @@ static void route_answer(struct conn *c, const struct scan_result *r, const char
 				    (json_int_t)rule->code, "message", rule->message));
 	if (r->session.present)
 		json_object_set_new(j, "sessionId", json_string(session));
-	route_emit(c, DOWN, j, method, policy_action_name(rule->action));
+	route_emit(cc, DOWN, j, method, policy_action_name(rule->action), DOWN);
 }
 
 
@@ -229,7 +241,7 @@ static void route_answer(struct conn *c, const struct scan_result *r, const char
  * message, or m itself when it cannot be parsed. */
 static struct msg *route_rewrite(struct msg *m, const struct policy_rule *rule, int response)
 {
-	json_t *j = json_loadb((const char *)m->buf + LWS_PRE, m->len, 0, NULL);
+	json_t *j = json_loadb((const char *)m->buf + MSG_PRE, m->len, 0, NULL);
 	const char *key = response ? "result" : "params";
 	json_t *p = json_object_get(j, key);
 	struct msg *out;
@@ -248,12 +260,12 @@ static struct msg *route_rewrite(struct msg *m, const struct policy_rule *rule, 
 	return out;
 }
 
-void route_message(struct conn *c, enum side from, struct msg *m)
+void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 {
-	struct proxy *px = c->px;
-	const char *buf = (const char *)m->buf + LWS_PRE;
+	struct core *core = cc->core;
+	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
-	struct log_rec rec = { .t = px->read_wall_us, .conn = c->id,
+	struct log_rec rec = { .t = core->read_wall_us, .conn = cc->id,
 			       .dir = from == DOWN ? "up" : "down",
 			       .bytes = m->len, .body = buf, .body_len = m->len };
 	char method[NAME_BYTES], session[NAME_BYTES];   /* rooms for names_own */
@@ -264,28 +276,28 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	struct policy_rule *rule = NULL;
 	enum policy_kind pk = 0;
 	json_t *client_params = NULL;
-	uint64_t now = px->read_mono_us;
+	uint64_t now = core->read_mono_us;
 
 	method[0] = session[0] = '\0';   /* not the whole 2 x 128 bytes per message */
-	if (m->opcode == WSFRAME_BINARY || scan_message(buf, m->len, &r) < 0) {
-		rec.kind = m->opcode == WSFRAME_BINARY ? "binary" : "invalid";
-		count_and_log(c, from, &rec, 1);
-		conn_enqueue(c, !from, m);
+	if (m->type == MSG_BINARY || scan_message(buf, m->len, &r) < 0) {
+		rec.kind = m->type == MSG_BINARY ? "binary" : "invalid";
+		count_and_log(cc, from, &rec, 1);
+		core_enqueue(cc, !from, m, from);
 		return;
 	}
 	rec_scanned(&rec, buf, &r, method, session);
 	msg = session_msg(buf, &r, &rec);
 	name = msg.method;
 	if (from == UP && r.kind == SCAN_RESPONSE &&
-	    sessions_on_response(&c->sessions, &msg, now, &sm) == 0) {
+	    sessions_on_response(&cc->sessions, &msg, now, &sm) == 0) {
 		name = sm.method;
 		rec_method(&rec, name, sm.method_len);
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
-		stats_rtt(px->stats, name, rec.method_len, sm.rtt_us);
+		stats_rtt(core->stats, name, rec.method_len, sm.rtt_us);
 		if (sm.by_proxy) {      /* the answer to the proxy's own command */
 			rec.by_proxy = 1;
-			count_and_log(c, from, &rec, 1);
+			count_and_log(cc, from, &rec, 1);
 			msg_free(m);
 			return;
 		}
@@ -295,12 +307,12 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (pk && rec.method && px->policy->n_rules) {
+	if (pk && rec.method && core->policy->n_rules) {
 		names_own(&rec, &msg, method, session);
 		if (pk != PK_RESPONSE)
 			name = msg.method;
-		se = sessions_get(&c->sessions, session);
-		rule = policy_match(px->policy, pk, name, rec.method_len,
+		se = sessions_get(&cc->sessions, session);
+		rule = policy_match(core->policy, pk, name, rec.method_len,
 				    se ? se->type : NULL, se ? se->url : NULL);
 	}
 	if (rule) {
@@ -311,17 +323,17 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 	switch (rule ? rule->action : ACT_PASS) {
 	case ACT_STUB:
 	case ACT_REJECT:
-		count_and_log(c, from, &rec, rule->log);
+		count_and_log(cc, from, &rec, rule->log);
 		if (rule->action == ACT_STUB) {
 			client_params = sessions_object_at(buf, &r.params);
-			sessions_on_stub(&c->sessions, session, name, client_params);
+			sessions_on_stub(&cc->sessions, session, name, client_params);
 			json_decref(client_params);
 		}
-		route_answer(c, &r, session, name, rule);
+		route_answer(cc, &r, session, name, rule);
 		msg_free(m);
 		return;
 	case ACT_DROP:
-		count_and_log(c, from, &rec, rule->log);
+		count_and_log(cc, from, &rec, rule->log);
 		msg_free(m);
 		return;
 	case ACT_DELAY:
@@ -331,12 +343,12 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		if (pk == PK_COMMAND)
 			client_params = sessions_object_at(buf, &r.params);
 		m = route_rewrite(m, rule, pk == PK_RESPONSE);
-		buf = (const char *)m->buf + LWS_PRE;
+		buf = (const char *)m->buf + MSG_PRE;
 		rec.bytes = rec.body_len = m->len;
 		rec.body = buf;
 		if (scan_message(buf, m->len, &r) < 0) {   /* cannot happen: jansson wrote it */
 			json_decref(client_params);
-			conn_enqueue(c, !from, m);
+			core_enqueue(cc, !from, m, from);
 			return;
 		}
 		msg.buf = buf;   /* its method and session are the message's before */
@@ -345,20 +357,22 @@ void route_message(struct conn *c, enum side from, struct msg *m)
 		break;
 	}
 	if (pk == PK_COMMAND) {
-		sessions_on_command(&c->sessions, &msg, now, 0, client_params);
+		sessions_on_command(&cc->sessions, &msg, now, 0, client_params);
+		if (cc->sessions.evicted)
+			count_evicted(cc);
 	} else if (pk == PK_EVENT) {
-		sessions_on_event(&c->sessions, buf, &r);
+		sessions_on_event(&cc->sessions, buf, &r);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
 			json_t *p = sessions_object_at(buf, &r.params);
 			const char *sid = json_string_value(json_object_get(p, "sessionId"));
 			const char *type = json_string_value(json_object_get(
 				json_object_get(p, "targetInfo"), "type"));
 			if (sid && type)
-				route_inject(c, sid, type);
+				route_inject(cc, sid, type, UP);
 			json_decref(p);
 		}
 	}
 	json_decref(client_params);
-	count_and_log(c, from, &rec, !rule || rule->log);
-	conn_enqueue(c, !from, m);
+	count_and_log(cc, from, &rec, !rule || rule->log);
+	core_enqueue(cc, !from, m, from);
 }

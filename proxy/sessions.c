@@ -44,6 +44,8 @@ static void pending_free(void *p)
 {
 	struct pending *pe = p;
 
+	if (!pe)
+		return;
 	json_decref(pe->params);
 	json_decref(pe->client_params);
 	if (pending_spares == PENDING_SPARE_MAX) {
@@ -53,6 +55,37 @@ static void pending_free(void *p)
 	memcpy(pe, &pending_spare, sizeof pending_spare);
 	pending_spare = pe;
 	pending_spares++;
+}
+
+/* pe joins the pending commands under key (in pe->key), newest. */
+static void pending_link(struct sessions *s, struct pending *pe)
+{
+	pe->older = s->newest;
+	pe->newer = NULL;
+	if (s->newest)
+		s->newest->newer = pe;
+	else
+		s->oldest = pe;
+	s->newest = pe;
+}
+
+/* Takes the pending command with this key out of the table and the order;
+ * returns it, or NULL. */
+static struct pending *pending_take(struct sessions *s, const char *key, size_t klen)
+{
+	struct pending *pe = table_del(&s->pending, key, klen);
+
+	if (!pe)
+		return NULL;
+	if (pe->older)
+		pe->older->newer = pe->newer;
+	else
+		s->oldest = pe->newer;
+	if (pe->newer)
+		pe->newer->older = pe->older;
+	else
+		s->newest = pe->older;
+	return pe;
 }
 
 static struct session *session_get_or_add(struct sessions *s, const char *id, size_t idlen)
@@ -175,10 +208,17 @@ void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 	if (!msg->r->has_id || !msg->r->id_is_int)
 		return;
 	klen = pending_key(msg, key);
+	/* A reused id: the older command will never be matched. */
+	pending_free(pending_take(s, key, klen));
+	while (s->pending_max && s->pending.n >= s->pending_max) {
+		pending_free(pending_take(s, s->oldest->key, s->oldest->klen));
+		s->evicted++;
+	}
 	slot = table_put(&s->pending, key, klen);
-	if (*slot)             /* a reused id: the older command will never be matched */
-		pending_free(*slot);
 	pe = pending_new();
+	memcpy(pe->key, key, klen);
+	pe->klen = klen;
+	pending_link(s, pe);
 	pe->method_len = name_copy(pe->method, msg->method, msg->method_len);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
@@ -243,7 +283,7 @@ int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,
 	if (!msg->r->has_id || !msg->r->id_is_int)
 		return -1;
 	klen = pending_key(msg, key);
-	pe = table_del(&s->pending, key, klen);
+	pe = pending_take(s, key, klen);
 	if (!pe)
 		return -1;
 	m->method_len = name_copy(m->method, pe->method, pe->method_len);
@@ -276,7 +316,7 @@ static void session_detach(struct sessions *s, const char *sid)
 		session_free(se);
 	while ((ts = table_next(&s->pending, &i))) {
 		if (ts->klen == n + 1 + sizeof(int64_t) && !memcmp(ts->key, sid, n + 1)) {
-			pending_free(table_del(&s->pending, ts->key, ts->klen));
+			pending_free(pending_take(s, ts->key, ts->klen));
 			i = 0;    /* deletion shifts entries: start over */
 		}
 	}

@@ -36,6 +36,9 @@ struct pending {
 	enum pending_effect effect;  /* told by its method, once, when it is sent */
 	json_t *params;          /* kept for X.enable and Target.attachToTarget only */
 	json_t *client_params;   /* X.enable: the params as the client sent them */
+	struct pending *older, *newer;  /* in the order they were sent */
+	size_t klen;
+	char key[SESSIONS_NAME + 8];  /* its key in the pending table */
 };
 
 /* What a response was an answer to. */
@@ -49,6 +52,9 @@ struct sessions_match {
 struct sessions {
 	struct table by_id;      /* session id -> struct session */
 	struct table pending;    /* session id + '\0' + int64 id -> struct pending */
+	struct pending *oldest, *newest;
+	size_t pending_max;      /* past it the oldest command is forgotten; 0: no bound */
+	uint64_t evicted;        /* commands forgotten so, for the caller to count */
 };
 
 /* path is the WebSocket path: /devtools/page/<id> makes the connection's own
@@ -65,7 +71,9 @@ struct sessions_msg {
 	size_t sid_len, method_len;
 };
 
-/* Records a command sent to Chrome at now_us, by the proxy or for the client.
+/* Records a command sent to Chrome at now_us, by the proxy or for the client;
+ * with pending_max commands awaiting an answer, the oldest is forgotten
+ * (its answer is then forwarded unmatched) and counted in evicted.
  * client_params (borrowed; NULL: as sent) are the params the client gave,
  * before a rewrite. */
 void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,

@@ -27,6 +27,7 @@ struct stats {
 	char last_name[64];
 	size_t last_len;
 	struct method_stats *last;
+	uint64_t pending_evicted;  /* commands forgotten unanswered (sessions.h) */
 };
 
 /* One line of a printed table, or one entry of the JSON output. */
@@ -223,7 +224,13 @@ json_t *stats_json(const struct stats *st)
 	for (size_t i = 0; (s = table_next(&dt, &i)); )
 		set_raw_key(domains, s->key, s->klen, counts_json(s->val));
 	table_free(&dt, free);
-	return json_pack("{s:o,s:o}", "methods", methods, "domains", domains);
+	return json_pack("{s:o,s:o,s:I}", "methods", methods, "domains", domains,
+			 "pending_evicted", (json_int_t)st->pending_evicted);
+}
+
+void stats_add_evicted(struct stats *st, uint64_t n)
+{
+	st->pending_evicted += n;
 }
 
 static uint64_t row_messages(const struct row *r)

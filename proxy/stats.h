@@ -36,9 +36,12 @@ void stats_count(struct stats *st, const char *method, size_t mlen,
 		 enum stats_dir dir, size_t bytes);
 /* Adds one command round trip of usec microseconds to method's histogram. */
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec);
+/* n commands were forgotten unanswered: more awaited an answer than a
+ * connection keeps (sessions.h). */
+void stats_add_evicted(struct stats *st, uint64_t n);
 /* {"methods":{M:{"messages":[up,down],"bytes":[up,down],"rtt_us":hist}},
  *  "domains":{D:{"messages":[up,down],"bytes":[up,down]}}}; a domain is the
- * part of the method before the first '.'. */
+ * part of the method before the first '.'; "pending_evicted": see above. */
 json_t *stats_json(const struct stats *st);
 /* The same as a human-readable table, busiest methods first. */
 void stats_print(const struct stats *st, FILE *out);

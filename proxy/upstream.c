@@ -36,7 +36,7 @@ static int send_request(struct conn *c, struct lws *wsi)
 	wsframe_new_key(c->up.key);
 	n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
 		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		     c->path, c->px->upstream, c->up.key);
+		     c->cc.path, c->px->upstream, c->up.key);
 	if (n < 0 || (size_t)n >= sizeof req)
 		return -1;
 	c->up.request_sent = 1;
@@ -94,7 +94,7 @@ static int on_rx(struct conn *c, unsigned char *in, size_t len)
 		return (int)body;
 	u->open = 1;
 	lws_sul_cancel(&c->up_timer);
-	if (c->out[UP].head || c->closing[UP])
+	if (c->cc.out[UP].head || c->closing[UP])
 		lws_callback_on_writable(c->wsi[UP]);
 	{
 		/* Frames may have come in the same read as the answer. */
@@ -123,7 +123,7 @@ int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
 		return 0;
 	case LWS_CALLBACK_RAW_RX:
-		proxy_read_clock(c->px, wsi);
+		core_read_clock(&c->px->core, wsi);
 		return on_rx(c, in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
 		if (!c->up.request_sent)

@@ -22,7 +22,7 @@ static int send_close(struct conn *c, enum side s, const unsigned char *payload,
 	unsigned char frame[WSFRAME_HEADER_MAX + 125], mask[4];
 	size_t h;
 
-	if (c->out[s].head && c->out[s].head->sent)
+	if (c->cc.out[s].head && c->cc.out[s].head->sent)
 		return -1;
 	if (s == UP)
 		wsframe_new_mask(mask);
@@ -128,10 +128,11 @@ static int on_control(struct conn *c, enum side s)
 	}
 	if (l->frame.opcode == WSFRAME_PING && !l->close_sent) {
 		struct msg *m = msg_new(l->control_len);
-		memcpy(m->buf + LWS_PRE, l->control, l->control_len);
+		memcpy(MSG_DATA(m), l->control, l->control_len);
 		m->len = l->control_len;
-		m->opcode = WSFRAME_PONG;
-		conn_enqueue(c, s, m);
+		m->type = MSG_PONG;
+		/* The pinging side waits while its pongs fill its queue. */
+		core_enqueue(&c->cc, s, m, s);
 	}
 	return 0;   /* a pong: nothing to do */
 }

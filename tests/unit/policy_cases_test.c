@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "core.h"
 #include "tap.h"
 #include "util.h"
 
@@ -13,39 +13,35 @@
 static struct msg *out[2][MAX_OUT];
 static size_t n_out[2], next_out[2];
 
-/* The transport, as route.c sees it. */
-struct msg *msg_new(size_t len)
+/* The legs, as the core sees them: what it queues is taken at once and
+ * recorded; nothing is ever paused. */
+static void rec_queued(struct core_conn *cc, enum side s)
 {
-	struct msg *m = xcalloc(1, sizeof *m);
+	struct msg *m;
 
-	m->buf = xmalloc(LWS_PRE + len);
-	m->cap = len;
-	m->opcode = WSFRAME_TEXT;
-	return m;
-}
-
-void msg_free(struct msg *m)
-{
-	free(m->buf);
-	free(m);
-}
-
-void conn_enqueue(struct conn *c, enum side to, struct msg *m)
-{
-	(void)c;
-	if (n_out[to] == MAX_OUT) {
-		msg_free(m);
-		return;
+	while ((m = cc->out[s].head)) {
+		if (n_out[s] < MAX_OUT) {
+			out[s][n_out[s]++] = queue_pop(&cc->out[s]);
+			continue;
+		}
+		core_written(cc, s);
 	}
-	out[to][n_out[to]++] = m;
 }
+
+static void rec_reading(struct core_conn *cc, enum side s, int on)
+{
+	(void)cc, (void)s, (void)on;
+}
+
+static const struct core_leg_ops rec_ops = { rec_queued, rec_reading };
 
 struct run {
 	const char *file;
 	int line;
 	char name[128];
-	struct proxy px;
-	struct conn *c;
+	struct core core;
+	int policy_set;              /* the case set its policy */
+	struct core_conn *c;
 	int failed_before;
 };
 
@@ -66,27 +62,18 @@ static void case_end(struct run *r)
 		for (size_t i = next_out[s]; i < n_out[s]; i++)
 			ok(0, "%s: %s:%d: nothing more to %s, but got %.*s", r->name, r->file, r->line,
 			   s == UP ? "Chrome" : "the client", (int)out[s][i]->len,
-			   (char *)out[s][i]->buf + LWS_PRE);
+			   (char *)out[s][i]->buf + MSG_PRE);
 	reset_out();
-	sessions_free(&r->c->sessions);
-	free(r->c->path);
+	core_conn_free(r->c);
 	free(r->c);
 	r->c = NULL;
-	policy_free(r->px.policy);
-	r->px.policy = NULL;
 }
 
 static void case_start(struct run *r, const char *path)
 {
 	r->c = xcalloc(1, sizeof *r->c);
-	r->c->px = &r->px;
-	r->c->id = 1;
-	r->c->path = xstrdup(path);
-	r->c->next_proxy_id = PROXY_ID_BASE;
-	sessions_init(&r->c->sessions, path);
-	if (!r->px.policy)
-		r->px.policy = policy_passthrough();
-	route_opened(r->c);
+	core_conn_init(&r->core, r->c, &rec_ops, path);
+	core_conn_opened(r->c);
 }
 
 static json_t *parse_json(struct run *r, const char *text)
@@ -104,12 +91,11 @@ static void feed(struct run *r, enum side from, const char *text)
 	size_t n = strlen(text);
 	struct msg *m = msg_new(n);
 
-	memcpy(m->buf + LWS_PRE, text, n);
+	memcpy(m->buf + MSG_PRE, text, n);
 	m->len = n;
 	/* Each message a read of its own, as proxy_read_clock sees it. */
-	r->c->px->read_mono_us = util_mono_us();
-	r->c->px->read_wall_us = util_now_us();
-	route_message(r->c, from, m);
+	core_read_clock(&r->core, NULL);
+	core_deliver(r->c, from, m);
 }
 
 /* The next message queued for side s must equal want (as JSON). */
@@ -119,11 +105,11 @@ static void expect(struct run *r, enum side s, const char *want_text, const char
 	struct msg *m = next_out[s] < n_out[s] ? out[s][next_out[s]++] : NULL;
 
 	if (m)
-		got = json_loadb((char *)m->buf + LWS_PRE, m->len, 0, NULL);
+		got = json_loadb((char *)m->buf + MSG_PRE, m->len, 0, NULL);
 	ok(want && got && json_equal(want, got), "%s: %s %s", r->name, verb, want_text);
 	if (!(want && got && json_equal(want, got)))
 		printf("#   %s:%d: got %.*s\n", r->file, r->line, m ? (int)m->len : 6,
-		       m ? (char *)m->buf + LWS_PRE : "(none)");
+		       m ? (char *)m->buf + MSG_PRE : "(none)");
 	json_decref(want);
 	json_decref(got);
 }
@@ -162,10 +148,14 @@ static void set_policy(struct run *r, const char *text, int sync)
 		return;
 	}
 	json_decref(doc);
-	policy_free(r->px.policy);
-	r->px.policy = p;
-	if (sync && r->c)
-		route_sync(r->c);
+	if (sync && r->c) {
+		core_set_policy(&r->core, p, "case");
+		return;
+	}
+	/* A case's policy before its first message: no switch, no re-sync. */
+	policy_free(r->core.policy);
+	r->core.policy = p;
+	r->policy_set = 1;
 }
 
 /* One line of a case file: "verb rest". */
@@ -226,8 +216,8 @@ static void run_line(struct run *r, char *line)
 		int rule = -1;
 		long long n = -1;
 		sscanf(rest, "%d %lld", &rule, &n);
-		ok(r->px.policy && rule >= 0 && (size_t)rule < r->px.policy->n_rules &&
-		   (long long)r->px.policy->rules[rule].hits == n, "%s: rule %d decided %lld", r->name, rule, n);
+		ok(rule >= 0 && (size_t)rule < r->core.policy->n_rules &&
+		   (long long)r->core.policy->rules[rule].hits == n, "%s: rule %d decided %lld", r->name, rule, n);
 	} else {
 		ok(0, "%s:%d: unknown verb '%s'", r->file, r->line, line);
 	}
@@ -244,11 +234,11 @@ static void run_file(const char *dir, const char *name)
 		ok(0, "cannot open %s", path);
 		return;
 	}
-	r.px.stats = stats_new();
+	core_init(&r.core, NULL, NULL, 1u << 30);
 	while (fgets(line, sizeof line, f)) {
 		r.line++;
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' && line[1] == ' ' && !r.c && !r.px.policy) {
+		if (line[0] == '#' && line[1] == ' ' && !r.c && !r.policy_set) {
 			snprintf(r.name, sizeof r.name, "%.100s", line + 2);   /* a case's title */
 			continue;
 		}
@@ -256,15 +246,15 @@ static void run_file(const char *dir, const char *name)
 			continue;
 		if (!line[0]) {   /* a blank line ends a case */
 			case_end(&r);
-			policy_free(r.px.policy);
-			r.px.policy = NULL;
+			policy_free(r.core.policy);
+			r.core.policy = policy_passthrough();
+			r.policy_set = 0;
 			continue;
 		}
 		run_line(&r, line);
 	}
 	case_end(&r);
-	policy_free(r.px.policy);
-	stats_free(r.px.stats);
+	core_free(&r.core);
 	fclose(f);
 }
 

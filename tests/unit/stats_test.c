@@ -181,7 +181,8 @@ static void test_counts(void)
 	free(text);
 	m = json_object_get(j, "methods");
 	d = json_object_get(j, "domains");
-	is_int(json_object_size(j), 2, "stats json: methods and domains only");
+	is_int(json_object_size(j), 3, "stats json: methods, domains and pending_evicted");
+	is_int(json_integer_value(json_object_get(j, "pending_evicted")), 0, "stats json: no command forgotten");
 	is_int(json_object_size(m), 5, "stats json: 5 methods");
 	is_int(json_object_size(d), 4, "stats json: 4 domains");
 

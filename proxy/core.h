@@ -1,0 +1,118 @@
+/* core: the message core every transport shares. A leg (a client's or
+ * Chrome's WebSocket, a browser's pipe pair) hands it whole messages; the
+ * core scans, tracks sessions, applies the policy, counts, logs and queues
+ * them for the other leg, with one byte budget per direction that pauses
+ * whichever side fills it. It knows no sockets, no lws and no framing. */
+#ifndef CDPPROXY_CORE_H
+#define CDPPROXY_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "msg.h"
+#include "policy.h"
+#include "sessions.h"
+#include "stats.h"
+
+/* The client, Chrome; NOBODY: a producer no leg stands for (a policy
+ * switch), which nothing pauses. Only DOWN and UP index arrays. */
+enum side { DOWN, UP, NOBODY };
+
+extern const char *const side_name[2];
+
+/* The proxy's own commands count up from here, far above clients' ids. */
+#define PROXY_ID_BASE 1000000000LL
+
+/* What every connection of one proxy (or wrapper) shares. */
+struct core {
+	struct policy *policy;        /* never NULL once core_init has run */
+	uint64_t policy_gen;          /* 1 for the first, +1 at every switch */
+	uint64_t policy_since_us;
+	struct stats *stats;
+	struct log *log;              /* NULL: no log */
+	uint64_t queue_bytes;         /* per direction: past it, the producer is paused */
+	size_t pending_max;           /* commands awaiting an answer per connection */
+	struct core_conn *conns;      /* live connections, newest first */
+	uint64_t next_conn_id, conns_total;
+	unsigned conns_open;
+	/* When the bytes being handled were read (core_read_clock). */
+	uint64_t read_mono_us, read_wall_us;
+	const void *read_token;
+};
+
+struct core_conn;
+
+/* What the core asks of a connection's legs. */
+struct core_leg_ops {
+	/* Messages were queued for side s: write them (now or at the end of
+	 * the event loop's round). */
+	void (*queued)(struct core_conn *cc, enum side s);
+	/* Read side s again (on) or stop reading it (off): backpressure. */
+	void (*reading)(struct core_conn *cc, enum side s, int on);
+};
+
+/* One client connection: two legs and what flows between them. */
+struct core_conn {
+	struct core_conn *next;
+	struct core *core;
+	const struct core_leg_ops *ops;
+	uint64_t id;
+	char *path;                   /* the target path (/devtools/browser/ID, ...) */
+	struct queue out[2];          /* out[s]: waiting to be written to side s */
+	unsigned paused_by[2];        /* side s is not read while out[q] is full: bit q */
+	int shut[2];                  /* nothing more is delivered to side s */
+	struct sessions sessions;
+	int64_t next_proxy_id;
+	uint64_t opened_us;
+};
+
+/* Starts a core with policy p (taken; NULL: pass everything), stats of its
+ * own and log lg (borrowed, may be NULL). */
+void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t queue_bytes);
+/* Frees the policy and stats; the connections must be gone. */
+void core_free(struct core *core);
+/* Makes p (taken) the policy, logs it, and brings every live session in
+ * line with it. source says how ("start", "PUT", "SIGHUP"). */
+void core_set_policy(struct core *core, struct policy *p, const char *source);
+/* The bytes about to be handled were read now, by one read of the socket or
+ * pipe named by token: the clock is read once a read, not once a message. */
+void core_read_clock(struct core *core, const void *token);
+/* A new read round: the next read reads the clock again. */
+static inline void core_new_round(struct core *core)
+{
+	core->read_token = NULL;
+}
+
+/* Adds cc (zeroed by the caller, embedded in the leg's own struct) for a
+ * connection to path. Call core_conn_opened once the legs are set. */
+void core_conn_init(struct core *core, struct core_conn *cc, const struct core_leg_ops *ops,
+		    const char *path);
+/* Sends what the policy injects for a page connection's own session. */
+void core_conn_opened(struct core_conn *cc);
+/* Removes cc and frees what it holds (not cc itself). */
+void core_conn_free(struct core_conn *cc);
+
+/* One whole message from side `from`: scanned, tracked, decided by the
+ * policy, counted, logged, and queued for the other side. Takes m. */
+void core_deliver(struct core_conn *cc, enum side from, struct msg *m);
+/* Queues m for side `to`, and pauses reading side `producer` (the side
+ * whose message made it) while out[to] is over the core's byte budget.
+ * Dropped when side `to` is shut. Takes m. */
+void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer);
+/* The head of out[s] is written: takes it off and frees it, and resumes
+ * the sides that waited for out[s] to drain to half the budget. */
+void core_written(struct core_conn *cc, enum side s);
+/* Nothing more goes to side s: later messages are dropped, and with drop
+ * what is queued for it too (it is gone) rather than left to be written. */
+void core_shut(struct core_conn *cc, enum side s, int drop);
+/* Is reading side s paused by the budget? */
+static inline int core_paused(const struct core_conn *cc, enum side s)
+{
+	return cc->paused_by[s] != 0;
+}
+
+/* route.c: the policy changed: bring cc's sessions in line (core_set_policy). */
+void route_sync(struct core_conn *cc);
+
+#endif

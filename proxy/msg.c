@@ -1,0 +1,119 @@
+/* msg: whole CDP messages in buffers with framing headroom, and the byte-
+ * counted FIFOs they wait in. Pure: no sockets, no framing. */
+#include "msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Small messages (most CDP traffic) live in one block with their struct, of
+ * the smallest size class that holds them (each class a third to a half
+ * larger than the one before: a 1 KiB event takes a 1 KiB block, not a
+ * 4 KiB one), and blocks are kept for reuse: no malloc per message on the
+ * hot path. What is kept is bounded in bytes, all classes together. */
+#define MSG_SMALL 4096
+#define MSG_POOL_BYTES (4 * 1024 * 1024)
+static const size_t msg_class_cap[] = { 256, 384, 512, 768, 1024, 1536, 2048, 3072, MSG_SMALL };
+#define MSG_CLASSES (sizeof msg_class_cap / sizeof msg_class_cap[0])
+static struct msg *msg_pool[MSG_CLASSES];
+static size_t msg_pooled_bytes;
+
+/* Is m's buffer the one in its own block (not a large or grown one)? */
+static int msg_inline(const struct msg *m)
+{
+	return m->buf == (const unsigned char *)(m + 1);
+}
+
+/* The bytes of a block of class k. */
+static size_t msg_block(int k)
+{
+	return sizeof(struct msg) + MSG_PRE + msg_class_cap[k];
+}
+
+struct msg *msg_new(size_t len)
+{
+	struct msg *m;
+	int k = -1;
+
+	if (len <= MSG_SMALL)
+		for (k = 0; msg_class_cap[k] < len; k++)
+			;
+	if (k >= 0 && (m = msg_pool[k])) {
+		msg_pool[k] = m->next;
+		msg_pooled_bytes -= msg_block(k);
+	} else {
+		m = xmalloc(k >= 0 ? msg_block(k) : sizeof *m);
+	}
+	memset(m, 0, sizeof *m);
+	m->cls = k;
+	m->buf = k >= 0 ? (unsigned char *)(m + 1) : xmalloc(MSG_PRE + len);
+	m->cap = k >= 0 ? msg_class_cap[k] : len;
+	m->type = MSG_TEXT;
+	return m;
+}
+
+void msg_free(struct msg *m)
+{
+	if (!msg_inline(m))   /* large, or grown (msg_grow) */
+		free(m->buf);
+	if (m->cls >= 0 && msg_pooled_bytes + msg_block(m->cls) <= MSG_POOL_BYTES) {
+		m->next = msg_pool[m->cls];
+		msg_pool[m->cls] = m;
+		msg_pooled_bytes += msg_block(m->cls);
+	} else {
+		free(m);
+	}
+}
+
+void msg_grow(struct msg *m, size_t cap)
+{
+	unsigned char *buf;
+
+	if (!msg_inline(m)) {   /* a large block grows in place, or is remapped */
+		m->buf = xrealloc(m->buf, MSG_PRE + cap);
+		m->cap = cap;
+		return;
+	}
+	buf = xmalloc(MSG_PRE + cap);
+
+	memcpy(buf + MSG_PRE, m->buf + MSG_PRE, m->len);
+	if (!msg_inline(m))
+		free(m->buf);
+	m->buf = buf;
+	m->cap = cap;
+}
+
+void queue_push(struct queue *q, struct msg *m)
+{
+	m->next = NULL;
+	if (q->tail)
+		q->tail->next = m;
+	else
+		q->head = m;
+	q->tail = m;
+	q->bytes += msg_cost(m);
+	q->n++;
+}
+
+struct msg *queue_pop(struct queue *q)
+{
+	struct msg *m = q->head;
+
+	if (!m)
+		return NULL;
+	q->head = m->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->bytes -= msg_cost(m);
+	q->n--;
+	return m;
+}
+
+void queue_clear(struct queue *q)
+{
+	struct msg *m;
+
+	while ((m = queue_pop(q)))
+		msg_free(m);
+}
