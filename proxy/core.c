@@ -11,7 +11,7 @@ const char *const side_name[2] = { "client", "upstream" };
 
 /* Commands awaiting an answer per connection, by default: far more than any
  * client keeps in flight; past it the oldest is forgotten (and counted). */
-#define PENDING_MAX_DEFAULT 65536
+#define PENDING_MAX_DEFAULT 16384
 
 void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t queue_bytes)
 {

@@ -10,9 +10,6 @@
  * WebSocket header is at most 14 bytes) and write header and message at once. */
 #define MSG_PRE 16
 
-/* What a queued message costs its queue beyond its bytes: an empty pong or a
- * stub answer is not free, and a flood of them must fill the queue too. */
-#define MSG_OVERHEAD 64
 
 /* The smallest message kind a leg tells apart (the WebSocket opcodes). */
 enum msg_type { MSG_TEXT = 1, MSG_BINARY = 2, MSG_PONG = 10 };
@@ -33,7 +30,7 @@ struct msg {
 
 struct queue {
 	struct msg *head, *tail;
-	size_t bytes;                 /* the messages' costs (msg_cost), not just lengths */
+	size_t bytes;                 /* the messages' costs (msg_cost): memory, not lengths */
 	size_t n;
 };
 
@@ -43,10 +40,12 @@ void msg_free(struct msg *m);
 /* Room for cap bytes in m, keeping its len bytes (a message growing over
  * more reads or frames). */
 void msg_grow(struct msg *m, size_t cap);
-/* What m counts for in a queue's bytes. */
+/* What m counts for in a queue's bytes: the memory it holds, not its
+ * length, so that a flood of empty pongs fills a queue as surely as a
+ * flood of events does. */
 static inline size_t msg_cost(const struct msg *m)
 {
-	return m->len + MSG_OVERHEAD;
+	return sizeof *m + MSG_PRE + m->cap;
 }
 
 void queue_push(struct queue *q, struct msg *m);

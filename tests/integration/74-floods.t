@@ -1,0 +1,172 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// Floods from a client that never reads: pings (empty and 125-byte), commands
+// a policy stubs, and commands Chrome never answers. Whatever the proxy
+// queues, whoever wrote it, counts against --queue-bytes and pauses the side
+// that produced it, so peak RSS stays within the README's bound; afterwards
+// the proxy is alive and a real Playwright session through it works.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const path = require('node:path');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 180000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
+const QUEUE_MIB = 1;
+// The README's bound: per connection, two queues of --queue-bytes plus a
+// message being reassembled each way, over a fixed overhead (libraries,
+// the message pool, write batches, the log's buffers).
+const FIXED_MIB = 40;
+let env;
+
+function statusKiB(pid, field) {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]);
+}
+
+// A client frame: masked, as a client's must be.
+function frame(opcode, payload) {
+  const mask = crypto.randomBytes(4);
+  const head = payload.length < 126 ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
+    : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+  const body = Buffer.from(payload);
+  for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
+  return Buffer.concat([head, mask, body]);
+}
+
+// A WebSocket through the proxy on a raw socket that is never read after
+// the 101: the client that does not read.
+function rawUpgrade(port, wsPath) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let head = '';
+    s.on('error', reject);
+    s.on('connect', () => s.write(`GET ${wsPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\n\r\n`));
+    const onData = (d) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      s.off('data', onData);
+      s.pause();   // from here on, nothing is read
+      if (!head.startsWith('HTTP/1.1 101')) reject(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
+      else resolve(s);
+    };
+    s.on('data', onData);
+  });
+}
+
+// Writes chunk after chunk while the socket takes them, up to maxBytes or
+// until the proxy has taken nothing for stallMs (it stopped reading).
+// Returns the bytes written and whether it stalled.
+async function flood(sock, chunk, maxBytes, stallMs = 1500) {
+  let written = 0;
+  while (written < maxBytes) {
+    if (!sock.write(chunk)) {
+      const drained = await Promise.race([
+        new Promise((r) => sock.once('drain', () => r(true))),
+        h.sleep(stallMs).then(() => false),
+      ]);
+      if (!drained) return { written, stalled: true };
+    }
+    written += chunk.length;
+  }
+  return { written, stalled: false };
+}
+
+async function playwrightWorks(endpoint) {
+  const { chromium } = h.client('playwright-core');
+  const browser = await chromium.connectOverCDP(endpoint);
+  try {
+    const page = await browser.contexts()[0].newPage();
+    assert.equal(await page.evaluate(() => 6 * 7), 42, 'a Playwright page through the proxy evaluates');
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+}
+
+function withinBound(pid, baseKiB, what) {
+  const peak = statusKiB(pid, 'VmHWM');
+  const bound = baseKiB + (FIXED_MIB + 4 * QUEUE_MIB) * 1024;
+  console.log(`# ${what}: peak RSS ${(peak / 1024).toFixed(1)} MiB (start ${(baseKiB / 1024).toFixed(1)} MiB, bound ${(bound / 1024).toFixed(1)} MiB)`);
+  assert.ok(peak <= bound, `${what}: peak RSS ${peak} KiB within ${bound} KiB`);
+}
+
+test('start chromium and cdpproxy with --queue-bytes 1MiB', ALL, async () => {
+  env = await h.setup({ server: false, proxyArgs: ['--queue-bytes', `${QUEUE_MIB}MiB`] });
+});
+
+for (const [name, payload] of [['empty', Buffer.alloc(0)], ['125-byte', Buffer.alloc(125, 0x61)]]) {
+  test(`a flood of ${name} pings from a client that never reads: the client is paused, memory bounded`, ALL, async () => {
+    const base = statusKiB(env.proxy.pid, 'VmRSS');
+    const version = await h.getJSON(`${env.endpoint}/json/version`);
+    const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
+    const one = frame(0x9, payload);
+    const chunk = Buffer.concat(Array(Math.floor(65536 / one.length)).fill(one));
+    const r = await flood(sock, chunk, 512 << 20);
+    console.log(`# ${name} pings: ${(r.written / 1048576).toFixed(1)} MiB written before the proxy stopped reading`);
+    assert.ok(r.stalled, `the proxy stops reading a client whose pongs it cannot deliver (${r.written} bytes taken)`);
+    withinBound(env.proxy.pid, base, `${name} ping flood`);
+    sock.destroy();
+    await playwrightWorks(env.endpoint);
+  });
+}
+
+test('a flood of commands the policy stubs, from a client that never reads: paused, bounded', ALL, async () => {
+  const put = await h.putPolicy(env.endpoint, { name: 'no-network' });
+  assert.equal(put.status, 200, `policy switched: ${put.body}`);
+  const base = statusKiB(env.proxy.pid, 'VmRSS');
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
+  const cmds = [];
+  for (let i = 1; i <= 1000; i++) cmds.push(frame(0x1, Buffer.from(JSON.stringify({ id: i, method: 'Network.enable', params: {} }))));
+  const r = await flood(sock, Buffer.concat(cmds), 512 << 20);
+  console.log(`# stub flood: ${(r.written / 1048576).toFixed(1)} MiB of Network.enable written before the proxy stopped reading`);
+  assert.ok(r.stalled, `the proxy stops reading a client whose stub answers it cannot deliver (${r.written} bytes taken)`);
+  withinBound(env.proxy.pid, base, 'stub flood');
+  sock.destroy();
+  const back = await h.putPolicy(env.endpoint, { name: 'passthrough' });
+  assert.equal(back.status, 200, `policy switched back: ${back.body}`);
+  await playwrightWorks(env.endpoint);
+});
+
+test('the proxy exits cleanly with a valid log', ALL, async () => {
+  const result = await env.stopProxy();
+  h.checkProxyExit(assert, result, env.proxy.logPath);
+  await env.teardown();
+});
+
+test('30,000 commands an upstream never answers: the oldest are forgotten and counted, memory bounded', ALL, async () => {
+  // A fake Chrome that upgrades and then reads and never answers: Chrome
+  // itself answers everything, so it cannot be made to leave 30,000 waiting.
+  const WebSocket = h.client('ws');
+  const server = http.createServer();
+  const wss = new WebSocket.WebSocketServer({ server, perMessageDeflate: false });
+  let received = 0;
+  wss.on('connection', (ws) => ws.on('message', () => { received++; }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const proxy = await h.startProxy({ upstreamPort: server.address().port });
+  try {
+    const base = statusKiB(proxy.pid, 'VmRSS');
+    const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/browser/silent`);
+    const N = 30000;
+    for (let i = 1; i <= N; i++) ws.send(JSON.stringify({ id: i, method: 'Runtime.evaluate', params: { expression: `${i}` } }));
+    await h.waitFor(() => received === N, { timeout: 30000, what: `all ${N} commands at the fake upstream (${received})` });
+    const stats = await h.getJSON(`${proxy.httpURL}/proxy/stats`);
+    console.log(`# ${N} unanswered commands: ${stats.pending_evicted} forgotten`);
+    assert.ok(stats.pending_evicted >= N - 16384, `the oldest are forgotten and counted: ${stats.pending_evicted}`);
+    withinBound(proxy.pid, base, `${N} unanswered commands`);
+    ws.close();
+  } finally {
+    const result = await proxy.stop();
+    proxy.removeDir();
+    wss.close();
+    server.close();
+    assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  }
+});
