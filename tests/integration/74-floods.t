@@ -135,6 +135,25 @@ test('a flood of commands the policy stubs, from a client that never reads: paus
   await playwrightWorks(env.endpoint);
 });
 
+test('64 clients that each claim a 200 MiB frame and send 10 bytes of it: no memory taken on their word', ALL, async () => {
+  const base = statusKiB(env.proxy.pid, 'VmSize');
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const socks = [];
+  for (let i = 0; i < 64; i++) {
+    const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
+    const len = 200 << 20;
+    const head = Buffer.from([0x81, 0x80 | 127, 0, 0, 0, 0, len >>> 24, (len >> 16) & 255, (len >> 8) & 255, len & 255, 1, 2, 3, 4]);
+    sock.write(Buffer.concat([head, Buffer.alloc(10, 0x20)]));
+    socks.push(sock);
+  }
+  await h.sleep(500);
+  const grew = statusKiB(env.proxy.pid, 'VmSize') - base;
+  console.log(`# 64 claims of 200 MiB: the proxy's address space grew ${(grew / 1024).toFixed(1)} MiB`);
+  assert.ok(grew < 256 * 1024, `address space grew ${grew} KiB, not 64 x 200 MiB`);
+  for (const s of socks) s.destroy();
+  await playwrightWorks(env.endpoint);
+});
+
 test('the proxy exits cleanly with a valid log', ALL, async () => {
   const result = await env.stopProxy();
   h.checkProxyExit(assert, result, env.proxy.logPath);
