@@ -10,7 +10,14 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
            $(EXTRA_CFLAGS) -Iproxy
 # Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
 # exist once `deps` has run, so targets build through a sub-make after it.
-LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+# Each program links what it and the library modules it pulls in use.
+libs    = $(shell pkg-config --libs $(1) 2>/dev/null) -lm -pthread
+LIBS_PROXY := libwebsockets jansson
+LIBS_cdpbench := libwebsockets jansson
+LIBS_cdp-echo := libevent libwebsockets jansson
+LIBS_cdp-load := libevent libwebsockets
+LIBS_uploadsink := libevent jansson
+LIBS_bench-scan := jansson
 B       := build
 
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
@@ -23,27 +30,30 @@ TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
 .PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
 all: $(B)/cdpproxy $(UNIT) $(TOOLS)
 
-$(B)/obj/%.o: proxy/%.c proxy/*.h
+# Each object depends on the headers it includes (-MMD), no more.
+$(B)/obj/%.o: proxy/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+-include $(wildcard $(B)/obj/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
+# Unit tests may include a tool's .c file to reach its statics.
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_PROXY))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -Itools/$* -o $@ $(wildcard tools/$*/*.c) $(B)/libcdpproxy.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itools/$* -o $@ $(wildcard tools/$*/*.c) $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 deps:
 	@tools/deps.sh

@@ -178,7 +178,7 @@ static void conn_hold_over(lws_sorted_usec_list_t *sul)
 
 /* Writes go to the socket directly, not through lws_write: lws 4.1.6 keeps
  * what a raw socket does not take in a buffer of its own (a copy of up to a
- * megabyte a write: most of the 8 MiB workload's instructions), and does not
+ * megabyte a write, the bulk of a large message's cost), and does not
  * read that socket until the buffer is written. A peer that stops reading
  * while its own writes are blocked (cdp-echo does) then never reads again:
  * both sides wait on each other. Here a side whose socket is full is still

@@ -1,5 +1,6 @@
 /* policy: ordered rules that decide, per message, pass, stub, reject, rewrite,
- * drop or delay, plus commands to inject when a session attaches. Pure. */
+ * drop or delay, plus commands to inject when a session attaches. Pure but
+ * for policy_load, which reads the file. */
 #include "policy.h"
 
 #include <libgen.h>

@@ -1,4 +1,5 @@
-/* wsframe: RFC 6455 frame headers, masking and the handshake key. Pure. */
+/* wsframe: RFC 6455 frame headers, masking and the handshake key (its
+ * SHA-1 and base64 from lws). */
 #include "wsframe.h"
 
 #include <string.h>
@@ -7,69 +8,7 @@
 #endif
 #include <time.h>
 
-#include <libwebsockets.h>   /* lws_b64_encode_string only */
-
-/* SHA-1 for the handshake key only: lws_SHA1 is OpenSSL's deprecated SHA1(),
- * which would add libcrypto and a deprecation warning for 20 bytes a
- * connection. */
-static uint32_t rol(uint32_t x, int k) { return x << k | x >> (32 - k); }
-
-static void sha1_block(uint32_t h[5], const unsigned char *b)
-{
-	uint32_t w[80], a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4];
-
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
-		       (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k, t;
-		if (i < 20) {
-			f = (bb & c) | (~bb & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = bb ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (bb & c) | (bb & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = bb ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(bb, 30);
-		bb = a;
-		a = t;
-	}
-	h[0] += a;
-	h[1] += bb;
-	h[2] += c;
-	h[3] += d;
-	h[4] += e;
-}
-
-static void sha1(const unsigned char *msg, size_t n, unsigned char out[20])
-{
-	uint32_t h[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
-	unsigned char tail[128] = { 0 };
-	size_t full = n / 64 * 64, rest = n - full, tlen = rest < 56 ? 64 : 128;
-
-	for (size_t i = 0; i < full; i += 64)
-		sha1_block(h, msg + i);
-	memcpy(tail, msg + full, rest);
-	tail[rest] = 0x80;
-	for (int i = 0; i < 8; i++)
-		tail[tlen - 1 - i] = (unsigned char)((uint64_t)n * 8 >> (8 * i));
-	for (size_t i = 0; i < tlen; i += 64)
-		sha1_block(h, tail + i);
-	for (int i = 0; i < 20; i++)
-		out[i] = (unsigned char)(h[i / 4] >> (24 - 8 * (i % 4)));
-}
-
+#include <libwebsockets.h>   /* lws_SHA1 and lws_b64_encode_string only */
 
 size_t wsframe_header(unsigned char *out, int opcode, int fin, uint64_t len,
 		   const unsigned char *mask)
@@ -188,7 +127,7 @@ void wsframe_accept_key(const char *key, size_t keylen, char out[29])
 
 	memcpy(buf, key, n);
 	memcpy(buf + n, guid, sizeof guid - 1);
-	sha1(buf, n + sizeof guid - 1, d);
+	lws_SHA1(buf, n + sizeof guid - 1, d);
 	b64(d, 20, out, 29);
 }
 

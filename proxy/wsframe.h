@@ -1,7 +1,7 @@
 /* wsframe: RFC 6455 frame headers, masking and the handshake key: the part
- * of WebSocket framing the proxy does itself on its hot path (its upstream
- * leg; lws 4.1.6's client parser copies payload one byte at a time), shared
- * with the load peers in tools/. Pure. */
+ * of WebSocket framing the proxy does itself on its hot path (both legs;
+ * lws 4.1.6's parsers copy payload one byte at a time), shared with the
+ * load peers in tools/. No I/O; the key's SHA-1 and base64 are lws's. */
 #ifndef CDPPROXY_WSFRAME_H
 #define CDPPROXY_WSFRAME_H
 
