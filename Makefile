@@ -15,7 +15,7 @@ libs    = $(shell pkg-config --libs $(1) 2>/dev/null) -lm -pthread
 LIBS_PROXY := libwebsockets jansson
 LIBS_cdpbench := libwebsockets jansson
 LIBS_cdp-echo := libevent libwebsockets jansson
-LIBS_cdp-load := libevent libwebsockets
+LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson
 LIBS_bench-scan := jansson
 B       := build
@@ -34,6 +34,7 @@ all: $(B)/cdpproxy $(UNIT) $(TOOLS)
 $(B)/obj/%.o: proxy/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/obj/%.d: ;
 -include $(wildcard $(B)/obj/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)

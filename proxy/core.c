@@ -20,6 +20,7 @@ void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t que
 	core->log = lg;
 	core->queue_bytes = queue_bytes;
 	core->pending_max = PENDING_MAX_DEFAULT;
+	core->control_domain = 1;
 	core_set_policy(core, p ? p : policy_passthrough(), "start");
 }
 

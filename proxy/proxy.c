@@ -106,6 +106,8 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	if (lg && cfg->log_secrets)
 		log_show_secrets(lg);
 	core_init(&px->core, p, lg, cfg->queue_bytes);
+	px->core.policy_dir = cfg->policy_dir;
+	px->core.control_domain = !cfg->no_control_domain;
 
 	memset(&info, 0, sizeof info);
 	info.port = cfg->listen_port;
@@ -157,19 +159,4 @@ void proxy_stop(struct proxy *px)
 		launch_stop(&px->chrome);
 	core_free(&px->core);
 	free(px->batch);
-}
-
-struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
-				    char *err, size_t errlen)
-{
-	char path[1024];
-
-	/* A name, not a path: nothing outside the policy directory. */
-	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(err, errlen, "'%s' is not a policy name (a file name in %s, without .json)",
-			 name, px->cfg.policy_dir);
-		return NULL;
-	}
-	snprintf(path, sizeof path, "%s/%s.json", px->cfg.policy_dir, name);
-	return policy_load(path, err, errlen);
 }
