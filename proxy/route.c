@@ -395,7 +395,12 @@ void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		if (cc->sessions.evicted)
 			count_evicted(cc);
 	} else if (pk == PK_EVENT) {
-		sessions_on_event(&cc->sessions, buf, &r);
+		json_t *records = sessions_on_event(&cc->sessions, buf, &r), *rec_j;
+		size_t i;
+		json_array_foreach(records, i, rec_j)
+			if (core->log)
+				log_event(core->log, cc->id, "session", json_incref(rec_j));
+		json_decref(records);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
 			json_t *p = sessions_object_at(buf, &r.params);
 			const char *sid = json_string_value(json_object_get(p, "sessionId"));
