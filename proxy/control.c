@@ -119,6 +119,8 @@ static json_t *mark(struct core_conn *cc, const char *sid, json_t *params, int *
 		return NULL;
 	}
 	cc->core->marks++;
+	if (cc->core->tail)
+		tail_note(cc->core->tail, "mark", cc->id, json_string_value(label), util_now_us());
 	if (cc->core->log) {
 		json_t *f = json_object();
 		json_object_set(f, "label", label);

@@ -43,6 +43,8 @@ void core_set_policy(struct core *core, struct policy *p, const char *source)
 		log_event(core->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
 			  "source", p->source, "via", source));
 	}
+	if (core->tail)
+		tail_note(core->tail, "policy", 0, p->name, core->policy_since_us);
 	for (struct core_conn *cc = core->conns; cc; cc = cc->next)
 		route_sync(cc);
 }

@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "sessions.h"
 #include "stats.h"
+#include "tail.h"
 
 /* The client, Chrome; NOBODY: a producer no leg stands for (a policy
  * switch), which nothing pauses. Only DOWN and UP index arrays. */
@@ -36,6 +37,7 @@ struct core {
 	int control_domain;           /* CDPProxy.* commands are answered (control.h) */
 	const char *policy_dir;       /* where a policy name finds NAME.json */
 	uint64_t marks;               /* CDPProxy.mark records written */
+	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
 	struct core_conn *conns;      /* live connections, newest first */
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;

@@ -120,6 +120,8 @@ static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *
 		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
 	if (core->log && log)
 		log_message(core->log, rec);
+	if (core->tail)
+		tail_message(core->tail, rec, core->read_wall_us);
 }
 
 /* Sends a message the proxy wrote itself to side `to`: a command to Chrome
