@@ -21,7 +21,7 @@ LIBS_bench-scan := jansson
 B       := build
 
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
-LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o)
+LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
 UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 # A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
@@ -35,6 +35,20 @@ $(B)/obj/%.o: proxy/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 $(B)/obj/%.d: ;
+
+# The dashboard page, built into the binary as the bytes of a C array.
+$(B)/gen/dashboard_html.c: proxy/dashboard.html
+	@mkdir -p $(@D)
+	{ echo '/* Generated from proxy/dashboard.html by the Makefile. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char dashboard_html[];'; \
+	  echo 'extern const size_t dashboard_html_len;'; \
+	  echo 'const unsigned char dashboard_html[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; } > $@
+$(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
