@@ -13,7 +13,8 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
 LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 B       := build
 
-LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
+# The programs' main()s stay out of the library.
+LIB_SRC := $(filter-out proxy/main.c proxy/wrapper_main.c,$(wildcard proxy/*.c))
 LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 # A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
@@ -21,7 +22,7 @@ TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
 
 .PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
-all: $(B)/cdpproxy $(UNIT) $(TOOLS)
+all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 $(B)/obj/%.o: proxy/%.c proxy/*.h
 	@mkdir -p $(@D)
@@ -32,6 +33,10 @@ $(B)/libcdpproxy.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# What a client launches as if it were Chromium (proxy/wrapper*.c).
+$(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)

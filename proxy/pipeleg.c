@@ -156,6 +156,14 @@ static void drop_queue(struct pipeleg *l)
 	l->queued = 0;
 }
 
+void pipeleg_peer_gone(struct pipeleg *l)
+{
+	drop_queue(l);
+	if (l->wfd >= 0)
+		close(l->wfd);
+	l->wfd = -1;
+}
+
 int pipeleg_flush(struct pipeleg *l, char *err, size_t errlen)
 {
 	while (l->head && l->wfd >= 0) {
@@ -175,9 +183,7 @@ int pipeleg_flush(struct pipeleg *l, char *err, size_t errlen)
 			return 0;
 		if (n < 0) {
 			snprintf(err, errlen, "write: %s", strerror(errno));
-			drop_queue(l);
-			close(l->wfd);
-			l->wfd = -1;
+			pipeleg_peer_gone(l);
 			return -1;
 		}
 		l->queued -= (size_t)n;

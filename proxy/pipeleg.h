@@ -63,6 +63,9 @@ void pipeleg_close_write(struct pipeleg *l);
 /* For a poll loop: is rfd worth polling for input, wfd for output? */
 int pipeleg_wants_read(const struct pipeleg *l);
 int pipeleg_wants_write(const struct pipeleg *l);
+/* The peer stopped reading for good (poll said so): the queue is dropped
+ * and wfd closed. */
+void pipeleg_peer_gone(struct pipeleg *l);
 /* Closes both fds and frees what is queued. */
 void pipeleg_free(struct pipeleg *l);
 
