@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 const PROXY_BIN = process.env.CDPPROXY_BIN || path.join(ROOT, 'build/cdpproxy');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 // The browser wrapper a client launches as if it were Chromium, built beside the proxy.
-const WRAPPER_BIN = path.join(path.dirname(PROXY_BIN), 'cdpproxy-chromium');
+const WRAPPER_BIN = path.resolve(path.dirname(PROXY_BIN), 'cdpproxy-chromium');
 const DIRECT = process.env.CDPPROXY_DIRECT === '1';
 const CHROME_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
