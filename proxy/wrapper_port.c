@@ -27,6 +27,8 @@ struct port_run {
 	lws_sorted_usec_list_t sul;
 	int errfd;                    /* Chromium's stderr (read end) */
 	volatile int relay_done;
+	char browser_path[512];       /* /devtools/browser/ID */
+	uint64_t watch_port_until_us; /* DevToolsActivePort kept ours until then */
 };
 
 static struct port_run *the_run;
@@ -52,9 +54,16 @@ static void port_tend(struct proxy *px)
 		the_run->stop = 1;
 }
 
+static void rewrite_active_port(const char *profile, int port, const char *path);
+
 static void tend_tick(lws_sorted_usec_list_t *sul)
 {
-	port_tend(&the_run->px);
+	struct port_run *r = the_run;
+
+	port_tend(&r->px);
+	/* Chromium may write its file after its stderr line: ours again. */
+	if (r->watch_port_until_us && util_mono_us() < r->watch_port_until_us)
+		rewrite_active_port(r->w->cfg.user_data_dir, r->px.port, r->browser_path);
 	lws_sul_schedule(the_run->px.ctx, 0, sul, tend_tick, TEND_US);
 }
 
@@ -138,13 +147,22 @@ static int await_listening(struct port_run *r, int *port, char *path, size_t pat
 }
 
 /* ChromeDriver and others read the port from DevToolsActivePort in the
- * profile: it names the proxy's, so they come through it too. */
+ * profile: it names the proxy's, so they come through it too. Left alone
+ * when it does already. */
 static void rewrite_active_port(const char *profile, int port, const char *path)
 {
 	char file[4200], tmp[4300];
 	FILE *f;
+	int now = 0;
 
 	snprintf(file, sizeof file, "%s/DevToolsActivePort", profile);
+	if ((f = fopen(file, "r"))) {
+		if (fscanf(f, "%d", &now) != 1)
+			now = 0;
+		fclose(f);
+	}
+	if (now == port)
+		return;
 	snprintf(tmp, sizeof tmp, "%s.cdpproxy", file);
 	if (!(f = fopen(tmp, "w")))
 		return;
@@ -163,7 +181,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		.max_connections = 256, .upstream_timeout = 10,
 	};
 	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, bound;
-	char path[512];
+	char *path = r.browser_path;
 	pthread_t relay;
 
 	r.w = w;
@@ -178,7 +196,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		return -1;
 	close(errpipe[1]);
 	r.errfd = errpipe[0];
-	if (await_listening(&r, &chrome_port, path, sizeof path) < 0) {
+	if (await_listening(&r, &chrome_port, path, sizeof r.browser_path) < 0) {
 		/* It failed as a browser: the client sees what it said and its status. */
 		while (wrapper_tend(w, NULL))
 			poll(NULL, 0, 50);
@@ -205,9 +223,14 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		wrapper_kill(w);
 		return -1;
 	}
+	if (*w->cfg.control_host)
+		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
+			w->cfg.control_host, bound);
 	r.px.on_wake = port_tend;
-	if (w->cfg.user_data_dir)
+	if (w->cfg.user_data_dir) {
 		rewrite_active_port(w->cfg.user_data_dir, r.px.port, path);
+		r.watch_port_until_us = util_mono_us() + 5000000;
+	}
 	fprintf(stderr, "DevTools listening on ws://127.0.0.1:%d%s\n", r.px.port, path);
 	if (pthread_create(&relay, NULL, relay_stderr, &r) == 0)
 		pthread_detach(relay);
