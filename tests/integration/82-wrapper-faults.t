@@ -7,7 +7,9 @@
 // (Playwright and Puppeteer): no Chromium and no temporary directory left
 // within 2 s. The wrapper SIGKILLed: its Chromium goes too. 300 MiB with no
 // NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE with a log record, memory
-// bounded, and the next message still served.
+// bounded, and the next message still served. A client that does not read
+// while Chromium answers 200 MiB: the wrapper stops reading Chromium
+// (bounded memory), and every answer arrives once the client reads.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -137,6 +139,37 @@ test('300 MiB with no NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE, memory b
     try { process.kill(w.child.pid, 'SIGKILL'); } catch { /* gone */ }
     profile.remove();
     logs.remove();
+  }
+});
+
+test('a client that does not read: the wrapper\'s memory stays bounded, every answer arrives later', { timeout: 120000 }, async (t) => {
+  const profile = h.tmpdir('cdpproxy-wrap-prof-');
+  const w = spawnPipeWrapper(profile.dir, {});
+  try {
+    await w.write('{"id":1,"method":"Browser.getVersion"}\0');
+    await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
+    const target = await new Promise((resolve) => {
+      w.write('{"id":2,"method":"Target.createTarget","params":{"url":"about:blank"}}\0');
+      h.waitFor(() => w.messages.find((m) => m.id === 2)).then((m) => resolve(m.result.targetId));
+    });
+    await w.write(`{"id":3,"method":"Target.attachToTarget","params":{"targetId":"${target}","flatten":true}}\0`);
+    const session = (await h.waitFor(() => w.messages.find((m) => m.id === 3))).result.sessionId;
+    w.child.stdio[4].pause();   // from now on nothing is read from fd 4
+    const N = 200;
+    for (let i = 0; i < N; i++)
+      await w.write(`{"id":${100 + i},"sessionId":"${session}","method":"Runtime.evaluate","params":{"expression":"'x'.repeat(1<<20)","returnByValue":true}}\0`);
+    await h.sleep(5000);   // Chromium answers what it can meanwhile
+    const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${w.child.pid}/status`, 'utf8'))[1]);
+    t.diagnostic(`wrapper peak RSS ${(peakKiB / 1024).toFixed(0)} MiB with ${N} MiB of answers unread`);
+    assert.ok(peakKiB < 80 * 1024, `peak RSS ${peakKiB} KiB: under 80 MiB (16 MiB queue, pipes, a read buffer)`);
+    w.child.stdio[4].resume();
+    await h.waitFor(() => w.messages.filter((m) => m.id >= 100).length === N, { timeout: 60000, what: `all ${N} answers` });
+    assert.ok(w.messages.filter((m) => m.id >= 100).every((m) => m.result.result.value.length === 1 << 20), 'each answer whole');
+    w.child.stdio[3].end();
+    assert.deepEqual(await Promise.race([w.exited, h.sleep(10000).then(() => null)]), { code: 0, signal: null }, 'ends cleanly');
+  } finally {
+    try { process.kill(w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    profile.remove();
   }
 });
 
