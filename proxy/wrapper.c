@@ -288,7 +288,7 @@ void wrapper_exit(struct wrapper *w)
 	wrapper_config_free(&w->cfg);
 	fflush(stderr);
 	if (WIFEXITED(w->status))
-		_exit(WEXITSTATUS(w->status));
+		exit(WEXITSTATUS(w->status));   /* exit, not _exit: LeakSanitizer looks then */
 	/* Died of a signal: so do we, for the client to see the same end. */
 	setrlimit(RLIMIT_CORE, &none);
 	signal(WTERMSIG(w->status), SIG_DFL);
