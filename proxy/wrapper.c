@@ -255,7 +255,7 @@ int wrapper_tend(struct wrapper *w, void (*reload)(struct wrapper *w, struct pol
 		/* A SIGTERM from PR_SET_PDEATHSIG: no client will wait for a
 		 * graceful close, so it gets a short one. */
 		if (getppid() != w->client)
-			wrapper_kill_later(w, 1500);
+			wrapper_kill_later(w, 1000);
 	}
 	if (got_hup) {
 		struct policy *p;
