@@ -112,10 +112,17 @@ static void relay_loop(struct relay *r)
 {
 	struct wrapper *w = r->w;
 	uint64_t exited_at = 0;
+	int running = 1, tend = 1;
+	char err[256];
 
 	for (;;) {
 		struct pollfd p[5];
-		int n = 0, idx[2][2], running = wrapper_tend(w, relay_reload);
+		int n = 0, idx[2][2], ready;
+
+		/* Signals and the browser's state: after a signal (SIGCHLD
+		 * included) or a quiet interval, not at every message. */
+		if (tend || w->kill_at_us)
+			running = wrapper_tend(w, relay_reload);
 
 		/* Backpressure: a side whose peer is slow stops being read. */
 		pipeleg_pause(&r->leg[CLIENT], pipeleg_queued(&r->leg[BROWSER]) > w->cfg.queue_bytes);
@@ -143,10 +150,16 @@ static void relay_loop(struct relay *r)
 		p[n++] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
 		poll_leg(p, &n, &r->leg[CLIENT], idx[CLIENT]);
 		poll_leg(p, &n, &r->leg[BROWSER], idx[BROWSER]);
-		if (poll(p, (nfds_t)n, 100) <= 0)
+		ready = poll(p, (nfds_t)n, 100);
+		tend = ready <= 0 || p[0].revents;
+		if (ready <= 0)
 			continue;
 		serve_leg(r, CLIENT, p, idx[CLIENT]);
 		serve_leg(r, BROWSER, p, idx[BROWSER]);
+		/* What was just read goes out now, not after another poll. */
+		for (int s = CLIENT; s <= BROWSER; s++)
+			if (pipeleg_wants_write(&r->leg[s]))
+				pipeleg_flush(&r->leg[s], err, sizeof err);
 		if (r->log)
 			log_flush(r->log);
 	}
