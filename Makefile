@@ -20,7 +20,8 @@ LIBS_uploadsink := libevent jansson
 LIBS_bench-scan := jansson
 B       := build
 
-LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
+# The programs' main()s stay out of the library.
+LIB_SRC := $(filter-out proxy/main.c proxy/wrapper_main.c,$(wildcard proxy/*.c))
 LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
 UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 # A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
@@ -28,7 +29,7 @@ TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
 
 .PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
-all: $(B)/cdpproxy $(UNIT) $(TOOLS)
+all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
 $(B)/obj/%.o: proxy/%.c
@@ -56,6 +57,10 @@ $(B)/libcdpproxy.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
+
+# What a client launches as if it were Chromium (proxy/wrapper*.c).
+$(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics.

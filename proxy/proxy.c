@@ -160,3 +160,23 @@ void proxy_stop(struct proxy *px)
 	core_free(&px->core);
 	free(px->batch);
 }
+
+int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
+		      char *err, size_t errlen)
+{
+	struct lws_context_creation_info info;
+	struct lws_vhost *vh;
+
+	memset(&info, 0, sizeof info);
+	info.port = port;
+	info.iface = host;
+	info.protocols = protocols;
+	info.vhost_name = "cdpproxy-also";
+	if (!(vh = lws_create_vhost(px->ctx, &info))) {
+		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
+			 host, port);
+		return -1;
+	}
+	*bound = lws_get_vhost_listen_port(vh);
+	return 0;
+}
