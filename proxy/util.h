@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -38,5 +40,12 @@ int util_parse_hostport(const char *flag, const char *s, char *host, size_t host
 /* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* A JSON string of any n bytes, never NULL: each byte sequence that is not
+ * valid UTF-8 becomes U+FFFD, NUL bytes stay (jansson keeps the length).
+ * For every JSON built from what a client, Chrome or a file sent. */
+json_t *util_json_bytes(const void *p, size_t n);
+/* The same for a NUL-terminated string (NULL gives ""). */
+json_t *util_json_str(const char *s);
 
 #endif
