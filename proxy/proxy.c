@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "listen.h"
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
@@ -28,10 +29,11 @@ static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 }
 
 static const struct lws_protocols protocols[] = {
-	{ "cdp", down_callback, sizeof(struct pss), 256 * 1024, 0, NULL, 0 },
+	{ "cdp", down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-down", conn_down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
+	{ "cdp-listen", listen_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -63,13 +65,39 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
-void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen)
+int proxy_request_target(struct lws *wsi, const char *path, int with_token, char *out,
+			 size_t outlen)
 {
-	char args[1536] = "";
+	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, rc = -1;
+	char *arg = xmalloc((size_t)(total > 0 ? total : 0) + 1);   /* holds any one of them */
+	size_t w = 0, n;
 
-	snprintf(out, outlen, "%s", path);
-	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0 && access_strip_token(args))
-		snprintf(out + strlen(out), outlen - strlen(out), "?%s", args);
+	*out = '\0';
+	if (path && (w = access_encode(path, strlen(path), 0, out, outlen)) == (size_t)-1)
+		goto out;
+	/* Each argument as its own fragment: lws_hdr_copy would join them
+	 * with ',' (and a ',' inside one would be lost in it). */
+	for (int i = 0; total > 0 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
+					WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
+		if (w + 2 >= outlen)
+			goto out;
+		if (i || path)
+			out[w++] = i ? '&' : '?';
+		if ((n = access_encode(arg, (size_t)len, 1, out + w, outlen - w)) == (size_t)-1)
+			goto out;
+		w += n;
+	}
+	if (!with_token) {
+		char *q = path ? strchr(out, '?') : NULL;   /* the path's own are %3F */
+		if (!path)
+			access_strip_token(out);
+		else if (q && !access_strip_token(q + 1))
+			*q = '\0';   /* no argument left: no '?' either */
+	}
+	rc = 0;
+out:
+	free(arg);
+	return rc;
 }
 
 void proxy_read_clock(struct proxy *px, struct lws *wsi)
@@ -132,8 +160,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	proxy_set_policy(px, p ? p : policy_passthrough(), "start");
 
 	memset(&info, 0, sizeof info);
-	info.port = cfg->listen_port;
-	info.iface = cfg->listen_host;
+	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
 	info.protocols = protocols;
 	info.user = px;
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
@@ -150,11 +177,11 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	}
 	px->vhost = lws_create_vhost(px->ctx, &info);
 	if (!px->vhost) {
-		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
-			 cfg->listen_host, cfg->listen_port);
+		snprintf(err, errlen, "cannot create the server");
 		return -1;
 	}
-	px->port = lws_get_vhost_listen_port(px->vhost);
+	if (listen_start(px, cfg->listen_host, cfg->listen_port, cfg->allow_remote, err, errlen) < 0)
+		return -1;
 	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
 	return 0;
 }
@@ -175,6 +202,7 @@ void proxy_stop(struct proxy *px)
 		lws_service(px->ctx, 0);
 	lws_sul_cancel(&px->tick);
 	lws_context_destroy(px->ctx);
+	listen_stop(px);
 	log_close(px->log);
 	px->log = NULL;
 	if (px->cfg.chromium)

@@ -31,6 +31,7 @@ struct proxy_config {
 	unsigned max_connections;     /* client WebSockets at once */
 	unsigned upstream_timeout;    /* seconds to connect to Chrome and hear its answer */
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
+	int allow_remote;             /* --allow-remote: non-loopback --listen addresses */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
 };
@@ -38,6 +39,9 @@ struct proxy_config {
 struct conn;
 
 #define BATCH_BYTES (256 * 1024)
+/* A request target as passed on: lws takes 8 KiB of request head, each
+ * byte of which may come out as %XX. */
+#define PROXY_TARGET_MAX (3 * 8192 + 2)
 
 struct proxy {
 	struct proxy_config cfg;
@@ -62,6 +66,7 @@ struct proxy {
 	/* When the bytes being handled were read (proxy_read_clock). */
 	uint64_t read_mono_us, read_wall_us;
 	struct lws *read_wsi;         /* ... from this socket, in this round */
+	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass
@@ -83,9 +88,13 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
-/* path and the request's URL arguments, as "path?args", into out; without
- * a token= argument (access_strip_token). */
-void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request's URL arguments (as lws decoded them) re-encoded and joined
+ * by '&' into out (access_encode): with_token 0 leaves out every token=
+ * argument (access_strip_token). path (lws's decoded path), when not NULL,
+ * comes first, encoded, then '?' if there are arguments: the request target
+ * to pass on. 0, or -1 when it does not fit outlen. */
+int proxy_request_target(struct lws *wsi, const char *path, int with_token, char *out,
+			 size_t outlen);
 /* Bytes were read from wsi: the clock is read once per read of a socket,
  * not once per message in it (lws hands over a read's frames one by one). */
 void proxy_read_clock(struct proxy *px, struct lws *wsi);
@@ -106,10 +115,10 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len);
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
-
-/* Per downstream HTTP wsi. */
-struct pss {
-	struct http_reply *reply;
-};
+/* The whole value of a request header, however long (lws_hdr_copy joins
+ * repeated ones with ','); "" when absent. Free it. */
+char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok);
+/* Answers status with why as a plain text body, at once. 0, or -1. */
+int http_refuse(struct lws *wsi, unsigned status, const char *why);
 
 #endif
