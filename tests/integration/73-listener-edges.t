@@ -48,6 +48,8 @@ async function proxyOn(listen, { args = [], ulimit, env = {} } = {}) {
       try { process.kill(child.pid, 'SIGTERM'); } catch { /* gone */ }
       await h.waitFor(() => exited, { timeout: 15000, what: 'the proxy to exit' });
       dir.remove();
+      // 0 on SIGTERM: no crash, and under ASan no leak.
+      if (exited.code !== 0) throw new Error(`cdpproxy exited ${JSON.stringify(exited)}: ${stderr.slice(-2000)}`);
       return exited;
     },
   };
