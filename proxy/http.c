@@ -98,7 +98,7 @@ static json_t *admin_stats(struct proxy *px)
 
 	json_object_update_new(st, stats_json(px->stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
-	json_object_set_new(st, "upstream", json_string(px->upstream));
+	json_object_set_new(st, "upstream", util_json_str(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
 	json_object_set_new(st, "http", listen_json(px));
 	return st;

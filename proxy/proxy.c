@@ -45,8 +45,8 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
 	px->policy_since_us = util_now_us();
 	if (px->log) {
 		log_set_gen(px->log, px->policy_gen);
-		log_event(px->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
-			  "source", p->source, "via", source));
+		log_event(px->log, 0, "policy", json_pack("{s:o, s:o, s:s}", "name",
+			  util_json_str(p->name), "source", util_json_str(p->source), "via", source));
 	}
 	for (struct conn *c = px->conns; c; c = c->next)
 		route_sync(c);
@@ -128,7 +128,7 @@ static void tick(lws_sorted_usec_list_t *sul)
 	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
 		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
 		if (px->log)
-			log_event(px->log, 0, "browser_exit", json_pack("{s:s}", "why", err));
+			log_event(px->log, 0, "browser_exit", json_pack("{s:o}", "why", util_json_str(err)));
 		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
 				 px->cfg.chromium_argc, err, sizeof err) < 0)
 			fprintf(stderr, "cdpproxy: %s\n", err);

@@ -321,6 +321,47 @@ test('500 idle connections at ulimit -n 256: no spinning, few lines, then served
   }
 });
 
+test('out of descriptors (ulimit -n 40, WebSockets holding them): new connections closed, no spinning', ALL, async () => {
+  const p = await proxyOn('127.0.0.1:0', { ulimit: 40 });
+  const held = [];
+  const socks = [];
+  try {
+    const v = await h.getJSON(`${p.url}/json/version`);
+    // Each WebSocket holds two descriptors (client and Chrome legs): open
+    // them until the proxy has none left for a new one.
+    for (let i = 0; i < 40; i++) {
+      try {
+        const c = await h.RawCDP.connect(v.webSocketDebuggerUrl);
+        await c.call('Browser.getVersion');
+        held.push(c);
+      } catch { break; }
+    }
+    assert.ok(held.length >= 5 && held.length < 40, `${held.length} WebSockets took the descriptors`);
+    for (let i = 0; i < 200; i++) {
+      const s = net.connect(p.port, '127.0.0.1');
+      s.on('error', () => {});
+      socks.push(s);
+    }
+    await h.sleep(1000);
+    const t0 = cpuTicks(p.pid);
+    await h.sleep(3000);
+    const ticks = cpuTicks(p.pid) - t0;
+    const lines = p.stderr().split('\n').length;
+    process.stderr.write(`# out of descriptors: ${held.length} WebSockets, ${ticks} CPU ticks in 3 s, ${lines} stderr lines\n`);
+    assert.ok(ticks < 60, `CPU over 3 s: ${ticks} ticks (< 60 of 300: not spinning)`);
+    assert.ok(lines < 20, `stderr: ${lines} lines (at most one a second)`);
+    assert.match(p.stderr(), /out of file descriptors|no room for a new connection/, 'the shortage is said');
+    for (const s of socks) s.destroy();
+    await Promise.all(held.splice(0).map((c) => c.close()));
+    await h.sleep(500);
+    await cdpWorks(p, 'once the WebSockets are closed');
+  } finally {
+    for (const s of socks) s.destroy();
+    await Promise.all(held.map((c) => c.close()));
+    await p.stop();
+  }
+});
+
 test('stop chromium', { timeout: 30000 }, async () => {
   if (chrome) await chrome.stop();
 });
