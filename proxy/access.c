@@ -64,12 +64,19 @@ static int same_secret(const char *a, size_t alen, const char *b)
 	return diff == 0;
 }
 
+int access_token_arg(const char *token, const char *arg, size_t n)
+{
+	if (n < 6 || memcmp(arg, "token=", 6))
+		return 0;
+	return same_secret(arg + 6, n - 6, token) ? 1 : -1;
+}
+
 int access_token_ok(const char *token, const char *auth, const char *query)
 {
 	if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, strlen(auth + 7), token))
 		return 1;
 	for (const char *p = query; p && *p; p += strcspn(p, "&"), p += *p == '&') {
-		if (!strncmp(p, "token=", 6) && same_secret(p + 6, strcspn(p + 6, "&"), token))
+		if (access_token_arg(token, p, strcspn(p, "&")) == 1)
 			return 1;
 	}
 	return 0;

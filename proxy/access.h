@@ -24,6 +24,10 @@ int access_is_loopback(const char *addr);
  * the header's value, or NULL), or token=TOKEN in query (the URL arguments
  * as "a=1&token=x", or NULL)? Compared in constant time. */
 int access_token_ok(const char *token, const char *auth, const char *query);
+/* One URL argument of n bytes (as lws decoded it: it may hold '&'): 1 when
+ * it is token=TOKEN, -1 when it is token= something else, 0 when it is no
+ * token= argument. Compared in constant time. */
+int access_token_arg(const char *token, const char *arg, size_t n);
 /* Removes every token=... argument from query ("a=1&token=x&b=2" becomes
  * "a=1&b=2") in place: the proxy's own secret is neither logged nor passed
  * on to Chrome. Returns the length left. */

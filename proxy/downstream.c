@@ -113,7 +113,7 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	 * whatever bytes the client's %XX decoded to. */
 	uri = http_header_dup(wsi, WSI_TOKEN_GET_URI);
 	path = xmalloc(PROXY_TARGET_MAX);
-	rc = proxy_request_target(wsi, uri, 0, path, PROXY_TARGET_MAX);
+	rc = proxy_request_target(wsi, uri, path, PROXY_TARGET_MAX);
 	free(uri);
 	if (rc < 0) {
 		http_refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the URL is too long to pass on");

@@ -235,8 +235,7 @@ int http_refuse(struct lws *wsi, unsigned status, const char *why)
 }
 
 /* Refuses a request without the --token (401), whose Host or Origin Chrome
- * itself would refuse (403), with a target too long to pass on (414), or
- * an upgrade past --max-connections (503): 0 when it may go on, else it
+ * itself would refuse (403), or an upgrade past --max-connections (503): 0 when it may go on, else it
  * has answered and the caller returns 1. Headers are checked whole, however
  * long. */
 static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
@@ -244,17 +243,14 @@ static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
 	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
 	char *auth = http_header_dup(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
-	char *args = xmalloc(PROXY_TARGET_MAX), why[400];
+	char why[400];
 	unsigned status = HTTP_STATUS_FORBIDDEN;
-	int rc = 1;
+	int rc = 1, in_query = px->cfg.token ? proxy_query_token(wsi, px->cfg.token) : 0;
 
-	if (proxy_request_target(wsi, NULL, 1, args, PROXY_TARGET_MAX) < 0) {
-		status = HTTP_STATUS_REQ_URI_TOO_LONG;
-		snprintf(why, sizeof why, "the URL is too long to pass on");
-	} else if (px->cfg.token && !access_token_ok(px->cfg.token, auth, args)) {
+	if (px->cfg.token && !access_token_ok(px->cfg.token, auth, NULL) && in_query != 1) {
 		status = HTTP_STATUS_UNAUTHORIZED;
 		snprintf(why, sizeof why, "%s token (send Authorization: Bearer TOKEN, or ?token=TOKEN)",
-			 *auth || strstr(args, "token=") ? "wrong" : "missing");
+			 *auth || in_query ? "wrong" : "missing");
 	} else if (!access_host_ok(host, &px->cfg.allow_hosts)) {
 		snprintf(why, sizeof why, "Host header '%.200s%s' is not an IP address or localhost "
 			 "(allow it with --allow-host)", host, strlen(host) > 200 ? "..." : "");
@@ -274,7 +270,6 @@ static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 			  "reason", util_json_str(why), "status", (int)status));
 	if (rc)
 		http_refuse(wsi, status, why);
-	free(args);
 	free(auth);
 	free(origin);
 	free(host);
@@ -297,7 +292,7 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 		return 0;
 	}
 	full = xmalloc(PROXY_TARGET_MAX);
-	if (proxy_request_target(wsi, uri, 0, full, PROXY_TARGET_MAX) < 0)
+	if (proxy_request_target(wsi, uri, full, PROXY_TARGET_MAX) < 0)
 		reply_json(r, 414, error_json("the URL is too long to pass on"));
 	else
 		forward(px, r, method, full);

@@ -65,39 +65,50 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
-int proxy_request_target(struct lws *wsi, const char *path, int with_token, char *out,
-			 size_t outlen)
+int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen)
 {
 	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, rc = -1;
-	char *arg = xmalloc((size_t)(total > 0 ? total : 0) + 1);   /* holds any one of them */
-	size_t w = 0, n;
+	char *arg = xmalloc((size_t)(total > 0 ? total : 0) + 1), *q;   /* holds any one of them */
+	size_t w, n;
 
-	*out = '\0';
-	if (path && (w = access_encode(path, strlen(path), 0, out, outlen)) == (size_t)-1)
+	if ((w = access_encode(path, strlen(path), 0, out, outlen)) == (size_t)-1)
 		goto out;
+	q = out + w;   /* the path's own '?' are %3F: this is the first */
 	/* Each argument as its own fragment: lws_hdr_copy would join them
 	 * with ',' (and a ',' inside one would be lost in it). */
 	for (int i = 0; total > 0 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
 					WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
 		if (w + 2 >= outlen)
 			goto out;
-		if (i || path)
-			out[w++] = i ? '&' : '?';
+		out[w++] = i ? '&' : '?';
 		if ((n = access_encode(arg, (size_t)len, 1, out + w, outlen - w)) == (size_t)-1)
 			goto out;
 		w += n;
 	}
-	if (!with_token) {
-		char *q = path ? strchr(out, '?') : NULL;   /* the path's own are %3F */
-		if (!path)
-			access_strip_token(out);
-		else if (q && !access_strip_token(q + 1))
-			*q = '\0';   /* no argument left: no '?' either */
-	}
+	if (*q && !access_strip_token(q + 1))
+		*q = '\0';   /* no argument left: no '?' either */
 	rc = 0;
 out:
 	free(arg);
 	return rc;
+}
+
+int proxy_query_token(struct lws *wsi, const char *token)
+{
+	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, found = 0;
+	char *arg;
+
+	if (total <= 0)
+		return 0;
+	arg = xmalloc((size_t)total + 1);
+	/* Decoded, one by one: "token=a%26b" is the token "a&b". */
+	for (int i = 0; found < 1 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
+						WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
+		int t = access_token_arg(token, arg, (size_t)len);
+		found = t ? t : found;
+	}
+	free(arg);
+	return found;
 }
 
 void proxy_read_clock(struct proxy *px, struct lws *wsi)
@@ -115,7 +126,7 @@ static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 	if (host != px->cfg.upstream_host)
 		snprintf(px->cfg.upstream_host, sizeof px->cfg.upstream_host, "%s", host);
 	px->cfg.upstream_port = port;
-	snprintf(px->upstream, sizeof px->upstream, "%s:%d", host, port);
+	snprintf(px->upstream, sizeof px->upstream, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
 /* Every TICK_US: flush the log; with --launch, start a new browser if the

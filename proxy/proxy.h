@@ -88,13 +88,15 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
-/* The request's URL arguments (as lws decoded them) re-encoded and joined
- * by '&' into out (access_encode): with_token 0 leaves out every token=
- * argument (access_strip_token). path (lws's decoded path), when not NULL,
- * comes first, encoded, then '?' if there are arguments: the request target
- * to pass on. 0, or -1 when it does not fit outlen. */
-int proxy_request_target(struct lws *wsi, const char *path, int with_token, char *out,
-			 size_t outlen);
+/* The request target to pass on: path (lws's decoded one) and the URL
+ * arguments as lws decoded them, each re-encoded (access_encode), joined
+ * by '&' after a '?', without any token= argument (access_strip_token).
+ * 0, or -1 when it does not fit outlen. */
+int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request's token= URL arguments against token (access_token_arg on
+ * each as lws decoded it): 1 one is right, -1 there are some and none is,
+ * 0 there is none. */
+int proxy_query_token(struct lws *wsi, const char *token);
 /* Bytes were read from wsi: the clock is read once per read of a socket,
  * not once per message in it (lws hands over a read's frames one by one). */
 void proxy_read_clock(struct proxy *px, struct lws *wsi);

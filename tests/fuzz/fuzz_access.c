@@ -173,6 +173,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (access_token_ok(TOKEN, auth, query) != (bearer || has_token_arg(query)))
 			fail("token_ok disagrees with: Bearer TOKEN or an argument token=TOKEN", query);
 	}
+	{
+		int want_arg = ql < 6 || memcmp(query, "token=", 6) ? 0 :
+			       ql == 6 + strlen(TOKEN) && !memcmp(query + 6, TOKEN, strlen(TOKEN)) ? 1 : -1;
+		if (access_token_arg(TOKEN, query, ql) != want_arg)
+			fail("token_arg disagrees with: 0 no token=, 1 token=TOKEN exactly, -1 else", query);
+	}
 	copy = strdup(query);
 	want = expected_strip(query);
 	if (access_strip_token(copy) != strlen(want) || strcmp(copy, want))

@@ -70,6 +70,11 @@ int main(void)
 	}
 	ok(access_is_loopback("0:0:0:0:0:0:0:1"), "::1 written out is loopback");
 	ok(!access_is_loopback("::") && !access_is_loopback("::2"), ":: and ::2 are not loopback");
+	is_int(access_token_arg("s3cret", "token=s3cret", 12), 1, "token_arg: the token");
+	is_int(access_token_arg("s3cret", "token=a&b", 9), -1, "token_arg: another token");
+	is_int(access_token_arg("a&b", "token=a&b", 9), 1, "token_arg: a decoded '&' is part of it");
+	is_int(access_token_arg("s3cret", "token=s3cret", 11), -1, "token_arg: only n bytes count");
+	is_int(access_token_arg("s3cret", "tokens=1", 8), 0, "token_arg: tokens= is no token");
 	ok(access_token_ok("s3cret", "Bearer s3cret", NULL), "bearer token");
 	ok(access_token_ok("s3cret", "bearer s3cret", NULL), "bearer in lower case");
 	ok(!access_token_ok("s3cret", "Bearer s3cre", NULL), "a prefix of the token is refused");
