@@ -235,9 +235,9 @@ int http_refuse(struct lws *wsi, unsigned status, const char *why)
 }
 
 /* Refuses a request without the --token (401), whose Host or Origin Chrome
- * itself would refuse (403), or an upgrade past --max-connections (503): 0 when it may go on, else it
- * has answered and the caller returns 1. Headers are checked whole, however
- * long. */
+ * itself would refuse (403), or an upgrade past --max-connections (503):
+ * 0 when it may go on, else it has answered and the caller returns 1.
+ * Headers are checked whole, however long. */
 static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 {
 	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);

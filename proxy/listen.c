@@ -220,7 +220,7 @@ void listen_deadline(struct http_conn *hc, int on)
 /* Out of descriptors: the reserve one makes room to accept the connection
  * at the head of the queue and close it, so that the listening socket
  * stops being readable instead of waking the loop forever. */
-static void out_of_fds(struct listen_state *ls, int lfd)
+static int out_of_fds(struct listen_state *ls, int lfd)
 {
 	int fd;
 
@@ -229,8 +229,9 @@ static void out_of_fds(struct listen_state *ls, int lfd)
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
 		close(fd);
 	ls->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	ls->refused_fds++;
+	ls->refused_fds += fd >= 0;
 	note(ls, "out of file descriptors (ulimit -n): closing new connections");
+	return fd >= 0 ? 0 : -1;
 }
 
 static void take(struct proxy *px, struct listen_state *ls, int fd)
@@ -283,7 +284,8 @@ int listen_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (fd >= 0) {
 			take(px, ls, fd);
 		} else if (errno == EMFILE || errno == ENFILE) {
-			out_of_fds(ls, lfd);
+			if (out_of_fds(ls, lfd) < 0)
+				break;   /* not even the reserve helped: next wake-up */
 		} else if (errno != EINTR && errno != ECONNABORTED) {
 			break;   /* EAGAIN: nothing more waiting */
 		}

@@ -220,6 +220,24 @@ test('raw connections that end early, dribble or overflow do not kill it', ALL, 
   }
 });
 
+test('a web page pointing <img> and <link rel=preconnect> at the proxy: the Playwright session lives on', ALL, async () => {
+  const p = await proxyOn('127.0.0.1:0');
+  const { chromium } = h.client('playwright-core');
+  const browser = await chromium.connectOverCDP(p.url, { timeout: 15000 });
+  try {
+    const page = await browser.contexts()[0].newPage();
+    await page.setContent(`<link rel="preconnect" href="${p.url}"><link rel="dns-prefetch" href="${p.url}">` +
+      `<img src="${p.url}/x.png"><img src="${p.url}/json/version?${'a'.repeat(9000)}">`);
+    await h.sleep((IDLE_SECS + 2) * 1000);   /* the preconnected socket meets the idle deadline */
+    assert.equal(await page.evaluate(() => 6 * 7), 42, 'the session through the proxy still works');
+    await page.close();
+    await cdpWorks(p, 'after the web page');
+  } finally {
+    await browser.close();
+    await p.stop();
+  }
+});
+
 test('JSON from any bytes: a policy name of 300 é, a path that is not UTF-8', ALL, async () => {
   const p = await proxyOn('127.0.0.1:0');
   try {
