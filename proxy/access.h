@@ -1,4 +1,5 @@
-/* access: which Host and Origin headers the proxy accepts, as Chrome does. Pure. */
+/* access: which Host and Origin headers and tokens the proxy accepts, as Chrome
+ * does, and the request target it passes on. Pure. */
 #ifndef CDPPROXY_ACCESS_H
 #define CDPPROXY_ACCESS_H
 
@@ -23,10 +24,20 @@ int access_is_loopback(const char *addr);
  * the header's value, or NULL), or token=TOKEN in query (the URL arguments
  * as "a=1&token=x", or NULL)? Compared in constant time. */
 int access_token_ok(const char *token, const char *auth, const char *query);
+/* One URL argument of n bytes (as lws decoded it: it may hold '&'): 1 when
+ * it is token=TOKEN, -1 when it is token= something else, 0 when it is no
+ * token= argument. Compared in constant time. */
+int access_token_arg(const char *token, const char *arg, size_t n);
 /* Removes every token=... argument from query ("a=1&token=x&b=2" becomes
  * "a=1&b=2") in place: the proxy's own secret is neither logged nor passed
  * on to Chrome. Returns the length left. */
 size_t access_strip_token(char *query);
+/* Writes the n bytes of in (a request path, or with in_query one URL
+ * argument) to out as they may stand in a request target: every byte but
+ * letters, digits and -._~!$'()*,=:@/ (and ? in an argument) as %XX, so
+ * that the target reads back as the bytes lws decoded. Returns the length
+ * written (NUL-terminated), or (size_t)-1 when it does not fit outlen. */
+size_t access_encode(const char *in, size_t n, int in_query, char *out, size_t outlen);
 /* Adds name; -1 when the list is full. */
 int access_add(struct access_list *l, const char *name);
 

@@ -39,7 +39,7 @@ json_t *control_policy_json(const struct core *core)
 {
 	json_t *j = json_object();
 
-	json_object_set_new(j, "name", json_string(core->policy->name));
+	json_object_set_new(j, "name", util_json_str(core->policy->name));
 	json_object_set_new(j, "gen", json_integer((json_int_t)core->policy_gen));
 	json_object_set_new(j, "since_us", json_integer((json_int_t)core->policy_since_us));
 	json_object_set_new(j, "policy", policy_json(core->policy));

@@ -40,8 +40,8 @@ void core_set_policy(struct core *core, struct policy *p, const char *source)
 	core->policy_since_us = util_now_us();
 	if (core->log) {
 		log_set_gen(core->log, core->policy_gen);
-		log_event(core->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
-			  "source", p->source, "via", source));
+		log_event(core->log, 0, "policy", json_pack("{s:o, s:o, s:s}", "name",
+			  util_json_str(p->name), "source", util_json_str(p->source), "via", source));
 	}
 	if (core->tail)
 		tail_note(core->tail, "policy", 0, p->name, core->policy_since_us);

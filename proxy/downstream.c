@@ -67,21 +67,13 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 	return NULL;
 }
 
-int downstream_take(struct proxy *px, struct lws *wsi)
+/* Takes the allowed upgrade's socket over as a raw socket for path. */
+static int take_over(struct proxy *px, struct lws *wsi, const char *key, const char *path)
 {
-	char key[64] = "", uri[1024] = "", path[2048], accept[29];
-	char resp[160];
-	const char *why;
+	char accept[29], resp[160];
 	lws_adopt_desc_t ad;
 	struct lws *down;
 	int n;
-
-	if ((why = upgrade_refused(wsi, key, sizeof key))) {
-		lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, why);
-		return 1;
-	}
-	lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
-	proxy_path_with_args(wsi, uri, path, sizeof path);
 
 	memset(&ad, 0, sizeof ad);
 	ad.vh = px->vhost;
@@ -105,6 +97,32 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	}
 	conn_open(px, down, path);
 	return -1;   /* lws lets its wsi go, on the stand-in */
+}
+
+int downstream_take(struct proxy *px, struct lws *wsi)
+{
+	char key[64] = "", *uri, *path;
+	const char *why;
+	int rc;
+
+	if ((why = upgrade_refused(wsi, key, sizeof key))) {
+		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
+		return 1;
+	}
+	/* Encoded (access_encode): what is logged and passed on is ASCII,
+	 * whatever bytes the client's %XX decoded to. */
+	uri = http_header_dup(wsi, WSI_TOKEN_GET_URI);
+	path = xmalloc(PROXY_TARGET_MAX);
+	rc = proxy_request_target(wsi, uri, path, PROXY_TARGET_MAX);
+	free(uri);
+	if (rc < 0) {
+		http_refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the URL is too long to pass on");
+		free(path);
+		return 1;
+	}
+	rc = take_over(px, wsi, key, path);
+	free(path);
+	return rc;
 }
 
 int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,

@@ -6,14 +6,16 @@
 #include "conn.h"
 #include "control.h"
 #include "discovery.h"
+#include "listen.h"
 #include "proxy.h"
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
 #define ADMIN_BODY_MAX (1024 * 1024)
 
-/* One answer for one request. The downstream wsi owns it; while the upstream
- * request is under way both point at it, and whichever ends last frees it. */
+/* One answer for one request. The downstream connection (its http_conn,
+ * listen.h) owns it; while the upstream request is under way both point at
+ * it, and whichever ends last frees it. */
 struct http_reply {
 	struct lws *down, *up;
 	int status;
@@ -74,11 +76,19 @@ static void reply_json(struct http_reply *r, int status, json_t *body)
 	json_decref(body);
 }
 
+/* {"error": msg}, whatever bytes msg holds (a policy name cut in the middle
+ * of a character, say). */
+static json_t *error_json(const char *msg)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "error", util_json_str(msg));
+	return o;
+}
+
 static json_t *admin_policy(struct proxy *px)
 {
-	return json_pack("{s:s, s:I, s:I, s:o}", "name", px->core.policy->name,
-			 "gen", (json_int_t)px->core.policy_gen, "since_us",
-			 (json_int_t)px->core.policy_since_us, "policy", policy_json(px->core.policy));
+	return control_policy_json(&px->core);
 }
 
 static json_t *admin_stats(struct proxy *px)
@@ -87,8 +97,9 @@ static json_t *admin_stats(struct proxy *px)
 
 	json_object_update_new(st, stats_json(px->core.stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
-	json_object_set_new(st, "upstream", json_string(px->upstream));
+	json_object_set_new(st, "upstream", util_json_str(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
+	json_object_set_new(st, "http", listen_json(px));
 	return st;
 }
 
@@ -105,7 +116,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 	if (!doc) {
 		snprintf(err, sizeof err, "body is not JSON: line %d column %d: %s",
 			 je.line, je.column, je.text);
-		reply_json(r, 400, json_pack("{s:s}", "error", err));
+		reply_json(r, 400, error_json(err));
 		return;
 	}
 	if (name && json_object_size(doc) == 1)
@@ -114,7 +125,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		p = policy_parse(doc, "put", "PUT /proxy/policy", err, sizeof err);
 	json_decref(doc);
 	if (!p) {
-		reply_json(r, 400, json_pack("{s:s}", "error", err));
+		reply_json(r, 400, error_json(err));
 		return;
 	}
 	core_set_policy(&px->core, p, "PUT");
@@ -130,13 +141,13 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		reply_json(r, 200, admin_policy(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT") &&
 		 lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
-		reply_json(r, 400, json_pack("{s:s}", "error", "PUT /proxy/policy needs a body: "
-					     "a policy, or {\"name\": \"no-network\"}"));
+		reply_json(r, 400, error_json("PUT /proxy/policy needs a body: "
+					      "a policy, or {\"name\": \"no-network\"}"));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT"))
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
-		reply_json(r, 404, json_pack("{s:s}", "error", "no such endpoint: GET /proxy/stats, "
-					     "GET /proxy/policy and PUT /proxy/policy are"));
+		reply_json(r, 404, error_json("no such endpoint: GET /proxy/stats, "
+					      "GET /proxy/policy and PUT /proxy/policy are"));
 }
 
 static void up_done(struct http_reply *r, const char *error);
@@ -194,49 +205,83 @@ static const char *request_method(struct lws *wsi)
 	return "GET";
 }
 
+char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok)
+{
+	int n = lws_hdr_total_length(wsi, tok);
+	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+
+	if (n <= 0 || lws_hdr_copy(wsi, s, n + 1, tok) < 0)
+		*s = '\0';
+	return s;
+}
+
+int http_refuse(struct lws *wsi, unsigned status, const char *why)
+{
+	/* Plain text: why may quote the request's own headers, which must not
+	 * become markup in a browser (lws_return_http_status writes HTML). */
+	unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *p = start;
+	unsigned char body[LWS_PRE + 1024];
+	int n = snprintf((char *)body + LWS_PRE, sizeof body - LWS_PRE, "cdpproxy: %s\n", why);
+
+	if (n < 0 || n >= (int)(sizeof body - LWS_PRE))
+		n = (int)(sizeof body - LWS_PRE - 1);
+	if (lws_add_http_common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
+					&p, hdr + sizeof hdr - 1) ||
+	    lws_finalize_write_http_header(wsi, start, &p, hdr + sizeof hdr - 1) ||
+	    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) < n)
+		return -1;
+	return 0;
+}
+
 /* Refuses a request without the --token (401), whose Host or Origin Chrome
  * itself would refuse (403), or an upgrade past --max-connections (503):
- * 0 when it may go on, else it has answered and the caller returns 1. */
+ * 0 when it may go on, else it has answered and the caller returns 1.
+ * Headers are checked whole, however long. */
 static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 {
-	char host[300] = "", origin[300] = "", auth[512] = "", args[1536] = "", why[400];
+	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
+	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
+	char *auth = http_header_dup(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+	char why[400];
 	unsigned status = HTTP_STATUS_FORBIDDEN;
+	int rc = 1, in_query = px->cfg.token ? proxy_query_token(wsi, px->cfg.token) : 0;
 
-	lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
-	lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
-	lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION);
-	lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS);
-	if (px->cfg.token && !access_token_ok(px->cfg.token, auth, args)) {
+	if (px->cfg.token && !access_token_ok(px->cfg.token, auth, NULL) && in_query != 1) {
 		status = HTTP_STATUS_UNAUTHORIZED;
 		snprintf(why, sizeof why, "%s token (send Authorization: Bearer TOKEN, or ?token=TOKEN)",
-			 *auth || strstr(args, "token=") ? "wrong" : "missing");
+			 *auth || in_query ? "wrong" : "missing");
 	} else if (!access_host_ok(host, &px->cfg.allow_hosts)) {
-		snprintf(why, sizeof why, "Host header '%s' is not an IP address or localhost "
-			 "(allow it with --allow-host)", host);
+		snprintf(why, sizeof why, "Host header '%.200s%s' is not an IP address or localhost "
+			 "(allow it with --allow-host)", host, strlen(host) > 200 ? "..." : "");
 	} else if (!access_origin_ok(origin, &px->cfg.allow_origins)) {
-		snprintf(why, sizeof why, "Origin '%s' is not allowed (allow it with --allow-origin)",
-			 origin);
+		snprintf(why, sizeof why, "Origin '%.200s%s' is not allowed (allow it with --allow-origin)",
+			 origin, strlen(origin) > 200 ? "..." : "");
 	} else if (upgrade && px->core.conns_open >= px->cfg.max_connections) {
 		status = HTTP_STATUS_SERVICE_UNAVAILABLE;
 		snprintf(why, sizeof why, "too many connections: %u open (--max-connections %u)",
 			 px->core.conns_open, px->cfg.max_connections);
 	} else {
-		return 0;
+		rc = 0;
 	}
-	if (px->core.log)
-		log_event(px->core.log, 0, "refused", json_pack("{s:s, s:s, s:s, s:i}", "host", host,
-			  "origin", origin, "reason", why, "status", (int)status));
-	lws_return_http_status(wsi, status, why);
-	return 1;
+	if (rc && px->core.log)
+		log_event(px->core.log, 0, "refused", json_pack("{s:o, s:o, s:o, s:i}",
+			  "host", util_json_str(host), "origin", util_json_str(origin),
+			  "reason", util_json_str(why), "status", (int)status));
+	if (rc)
+		http_refuse(wsi, status, why);
+	free(auth);
+	free(origin);
+	free(host);
+	return rc;
 }
 
-static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const char *uri)
+static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, const char *uri)
 {
 	struct http_reply *r = xcalloc(1, sizeof *r);
 	const char *method = request_method(wsi);
-	char full[2048];
+	char *full;
 
-	pss->reply = r;
+	hc->reply = r;
 	r->down = wsi;
 	snprintf(r->path, sizeof r->path, "%s", uri);
 	if (lws_hdr_copy(wsi, r->host, sizeof r->host, WSI_TOKEN_HOST) <= 0)
@@ -245,14 +290,21 @@ static int on_request(struct proxy *px, struct pss *pss, struct lws *wsi, const 
 		admin(px, r, wsi, method, uri);
 		return 0;
 	}
-	proxy_path_with_args(wsi, uri, full, sizeof full);
-	forward(px, r, method, full);
+	full = xmalloc(PROXY_TARGET_MAX);
+	if (proxy_request_target(wsi, uri, full, PROXY_TARGET_MAX) < 0)
+		reply_json(r, 414, error_json("the URL is too long to pass on"));
+	else
+		forward(px, r, method, full);
+	free(full);
 	return 0;
 }
 
+static int completed(struct http_conn *hc, struct lws *wsi);
+
 /* Writes the status line and headers, then the body a chunk at a time. */
-static int on_writeable(struct http_reply *r, struct lws *wsi)
+static int on_writeable(struct http_conn *hc, struct lws *wsi)
 {
+	struct http_reply *r = hc->reply;
 	size_t n;
 
 	if (!r || !r->ready)
@@ -278,43 +330,65 @@ static int on_writeable(struct http_reply *r, struct lws *wsi)
 		lws_callback_on_writable(wsi);
 		return 0;
 	}
-	return lws_http_transaction_completed(wsi) ? -1 : 0;
+	return completed(hc, wsi);
 }
 
-/* The downstream side of r is done with it. */
-static void reply_release_down(struct pss *pss)
+/* The downstream side of its reply is done with it. */
+static void reply_release_down(struct http_conn *hc)
 {
-	struct http_reply *r = pss->reply;
+	struct http_reply *r = hc ? hc->reply : NULL;
 
 	if (!r)
 		return;
-	pss->reply = NULL;
+	hc->reply = NULL;
 	r->down = NULL;
 	if (!r->up)
 		reply_free(r);
 }
 
+/* The transaction on hc is over and the connection stays: the next request
+ * has LISTEN_IDLE_SECS again. */
+static int completed(struct http_conn *hc, struct lws *wsi)
+{
+	if (lws_http_transaction_completed(wsi))
+		return -1;
+	listen_deadline(hc, 1);
+	return 0;
+}
+
+/* The lifetime rule: a downstream HTTP connection's state is its http_conn
+ * (listen.c makes it at accept, forgets it at WSI_DESTROY); the request's
+ * is hc->reply, let go of at the next request, at CLOSED_HTTP or
+ * DROP_PROTOCOL, and at WSI_DESTROY, whichever comes first. lws may call
+ * any of these for a connection that never sent a whole request. */
 int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len)
 {
-	struct pss *pss = user;
 	struct proxy *px = lws_context_user(lws_get_context(wsi));
+	struct http_conn *hc;
 
 	switch (reason) {
 	case LWS_CALLBACK_HTTP:
-		reply_release_down(pss);   /* the previous request on a kept-alive connection */
+		if (!(hc = listen_conn(px, wsi)))
+			return -1;
+		reply_release_down(hc);   /* the previous request on a kept-alive connection */
 		if (http_check_access(px, wsi, 0))
-			return lws_http_transaction_completed(wsi) ? -1 : 0;
-		return on_request(px, pss, wsi, in);
+			return completed(hc, wsi);
+		on_request(px, hc, wsi, in);
+		/* Chrome's answer is timed by --upstream-timeout; a body still to come, by us. */
+		listen_deadline(hc, hc->reply && hc->reply->want_body);
+		return 0;
 	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
 		if (strcasecmp(in, "websocket"))   /* h2c */
 			return -1;
 		return http_check_access(px, wsi, 1) ? 1 : downstream_take(px, wsi);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
-		return on_writeable(pss->reply, wsi);
+		if (!(hc = listen_conn(px, wsi)))
+			return 0;
+		return on_writeable(hc, wsi);
 	case LWS_CALLBACK_HTTP_BODY:
-		if (pss->reply && pss->reply->want_body) {
-			struct http_reply *r = pss->reply;
+		if ((hc = listen_conn(px, wsi)) && hc->reply && hc->reply->want_body) {
+			struct http_reply *r = hc->reply;
 			r->body_seen += len;   /* past the limit, read on but keep nothing */
 			if (r->body_seen > ADMIN_BODY_MAX)
 				return 0;
@@ -324,18 +398,22 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		}
 		return 0;
 	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-		if (pss->reply && pss->reply->want_body) {
-			pss->reply->want_body = 0;
-			if (pss->reply->body_seen > ADMIN_BODY_MAX)
-				reply_json(pss->reply, 413, json_pack("{s:s}", "error",
-					   "a policy is at most 1 MiB"));
+		if ((hc = listen_conn(px, wsi)) && hc->reply && hc->reply->want_body) {
+			listen_deadline(hc, 0);
+			hc->reply->want_body = 0;
+			if (hc->reply->body_seen > ADMIN_BODY_MAX)
+				reply_json(hc->reply, 413, error_json("a policy is at most 1 MiB"));
 			else
-				admin_put_policy(px, pss->reply);
+				admin_put_policy(px, hc->reply);
 		}
 		return 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
 	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:   /* the transaction is over */
-		reply_release_down(pss);
+		reply_release_down(listen_conn(px, wsi));
+		return 0;
+	case LWS_CALLBACK_WSI_DESTROY:   /* every wsi of the vhost comes here */
+		reply_release_down(listen_conn(px, wsi));
+		listen_forget(px, wsi);
 		return 0;
 	default:
 		return lws_callback_http_dummy(wsi, reason, user, in, len);

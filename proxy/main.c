@@ -21,7 +21,8 @@ static void usage(FILE *out)
 	fputs("usage: cdpproxy [options] [-- chromium flags]\n"
 	      "A transparent Chrome DevTools Protocol proxy that logs every message.\n\n"
 	      "  --listen HOST:PORT     where clients connect (default 127.0.0.1:9223; port 0\n"
-	      "                         picks a free one)\n"
+	      "                         picks a free one): exactly that address, [::1]:PORT\n"
+	      "                         for IPv6; a name binds each of its addresses\n"
 	      "  --upstream HOST:PORT   Chrome's remote debugging address (default 127.0.0.1:9222)\n"
 	      "  --launch[=PATH]        start headless Chromium (default /usr/bin/chromium) with a\n"
 	      "                         fresh profile and proxy it; flags after -- go to it\n"
@@ -45,7 +46,8 @@ static void usage(FILE *out)
 	      "  --allow-remote         allow a --listen address that is not loopback (needs\n"
 	      "                         a token)\n"
 	      "  --token TOKEN          require Authorization: Bearer TOKEN (or ?token=TOKEN)\n"
-	      "                         on every request (default: $CDPPROXY_TOKEN)\n"
+	      "                         on every request (default: $CDPPROXY_TOKEN; empty is\n"
+	      "                         refused, an empty $CDPPROXY_TOKEN is no token)\n"
 	      "  --max-connections N    client WebSockets at once; more get 503 (default 256)\n"
 	      "  --upstream-timeout S   seconds Chrome has to accept a connection and answer\n"
 	      "                         (default 10); then the client gets 1011 or 502\n"
@@ -227,6 +229,10 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			*allow_remote = 1;
 			break;
 		case O_TOKEN:
+			if (!*optarg) {   /* --token "$UNSET": no key at all, not an empty one */
+				snprintf(err, errlen, "--token is empty: give a token, or leave the flag out");
+				return -1;
+			}
 			cfg->token = optarg;
 			break;
 		case O_MAX_CONNECTIONS:
@@ -265,6 +271,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			 argv[optind]);
 		return -1;
 	}
+	cfg->allow_remote = *allow_remote;
 	cfg->chromium_args = argv + optind;
 	cfg->chromium_argc = argc - optind;
 	if (!cfg->token && getenv("CDPPROXY_TOKEN") && *getenv("CDPPROXY_TOKEN"))
@@ -303,7 +310,9 @@ int main(int argc, char **argv)
 	}
 	if (!cfg.policy_dir)
 		cfg.policy_dir = policy_default_dir(cfg.policy_path, policy_dir, sizeof policy_dir);
-	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR, NULL);
+	/* lws's own lines only with --verbose: a stranger's bad request must not
+	 * write to our stderr (lws logs each header overflow as an error). */
+	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : 0, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.chromium) {
 		if (launch_start(&chrome, cfg.chromium, cfg.chromium_args, cfg.chromium_argc,
@@ -329,8 +338,9 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
-	fprintf(stderr, "cdpproxy: listening on http://%s:%d (upstream %s%s, policy %s)\n",
-		cfg.listen_host, px.port, px.upstream, cfg.chromium ? ", launched chromium" : "",
+	fprintf(stderr, "cdpproxy: listening on http://%s%s%s:%d (upstream %s%s, policy %s)\n",
+		strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
+		strchr(cfg.listen_host, ':') ? "]" : "", px.port, px.upstream, cfg.chromium ? ", launched chromium" : "",
 		px.core.policy->name);
 	proxy_run(&px, &stop);
 	fprintf(stderr, "cdpproxy: shutting down\n");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "listen.h"
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
@@ -28,11 +29,12 @@ static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 }
 
 static const struct lws_protocols protocols[] = {
-	{ "cdp", down_callback, sizeof(struct pss), 256 * 1024, 0, NULL, 0 },
+	{ "cdp", down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-down", conn_down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
 	{ "cdp-pipe", wrapper_pipe_callback, 0, 0, 0, NULL, 0 },
+	{ "cdp-listen", listen_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -49,13 +51,50 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
-void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen)
+int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen)
 {
-	char args[1536] = "";
+	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, rc = -1;
+	char *arg = xmalloc((size_t)(total > 0 ? total : 0) + 1), *q;   /* holds any one of them */
+	size_t w, n;
 
-	snprintf(out, outlen, "%s", path);
-	if (lws_hdr_copy(wsi, args, sizeof args, WSI_TOKEN_HTTP_URI_ARGS) > 0 && access_strip_token(args))
-		snprintf(out + strlen(out), outlen - strlen(out), "?%s", args);
+	if ((w = access_encode(path, strlen(path), 0, out, outlen)) == (size_t)-1)
+		goto out;
+	q = out + w;   /* the path's own '?' are %3F: this is the first */
+	/* Each argument as its own fragment: lws_hdr_copy would join them
+	 * with ',' (and a ',' inside one would be lost in it). */
+	for (int i = 0; total > 0 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
+					WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
+		if (w + 2 >= outlen)
+			goto out;
+		out[w++] = i ? '&' : '?';
+		if ((n = access_encode(arg, (size_t)len, 1, out + w, outlen - w)) == (size_t)-1)
+			goto out;
+		w += n;
+	}
+	if (*q && !access_strip_token(q + 1))
+		*q = '\0';   /* no argument left: no '?' either */
+	rc = 0;
+out:
+	free(arg);
+	return rc;
+}
+
+int proxy_query_token(struct lws *wsi, const char *token)
+{
+	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, found = 0;
+	char *arg;
+
+	if (total <= 0)
+		return 0;
+	arg = xmalloc((size_t)total + 1);
+	/* Decoded, one by one: "token=a%26b" is the token "a&b". */
+	for (int i = 0; found < 1 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
+						WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
+		int t = access_token_arg(token, arg, (size_t)len);
+		found = t ? t : found;
+	}
+	free(arg);
+	return found;
 }
 
 /* Points new connections at host:port. */
@@ -64,7 +103,7 @@ static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 	if (host != px->cfg.upstream_host)
 		snprintf(px->cfg.upstream_host, sizeof px->cfg.upstream_host, "%s", host);
 	px->cfg.upstream_port = port;
-	snprintf(px->upstream, sizeof px->upstream, "%s:%d", host, port);
+	snprintf(px->upstream, sizeof px->upstream, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
 /* Every TICK_US: flush the log; with --launch, start a new browser if the
@@ -77,7 +116,7 @@ static void tick(lws_sorted_usec_list_t *sul)
 	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
 		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
 		if (px->core.log)
-			log_event(px->core.log, 0, "browser_exit", json_pack("{s:s}", "why", err));
+			log_event(px->core.log, 0, "browser_exit", json_pack("{s:o}", "why", util_json_str(err)));
 		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
 				 px->cfg.chromium_argc, err, sizeof err) < 0)
 			fprintf(stderr, "cdpproxy: %s\n", err);
@@ -111,8 +150,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	px->core.control_domain = !cfg->no_control_domain;
 
 	memset(&info, 0, sizeof info);
-	info.port = cfg->listen_port;
-	info.iface = cfg->listen_host;
+	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
 	info.protocols = protocols;
 	info.user = px;
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
@@ -129,11 +167,14 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	}
 	px->vhost = lws_create_vhost(px->ctx, &info);
 	if (!px->vhost) {
-		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
-			 cfg->listen_host, cfg->listen_port);
+		snprintf(err, errlen, "cannot create the server");
 		return -1;
 	}
-	px->port = lws_get_vhost_listen_port(px->vhost);
+	/* A port of -1: no listener (the wrapper's pipe mode without control). */
+	if (cfg->listen_port >= 0 &&
+	    listen_start(px, cfg->listen_host, cfg->listen_port, cfg->allow_remote, &px->port,
+			 err, errlen) < 0)
+		return -1;
 	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
 	return 0;
 }
@@ -156,6 +197,7 @@ void proxy_stop(struct proxy *px)
 		lws_service(px->ctx, 0);
 	lws_sul_cancel(&px->tick);
 	lws_context_destroy(px->ctx);
+	listen_stop(px);
 	log_close(px->core.log);
 	px->core.log = NULL;
 	if (px->cfg.chromium)
@@ -167,19 +209,5 @@ void proxy_stop(struct proxy *px)
 int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
 		      char *err, size_t errlen)
 {
-	struct lws_context_creation_info info;
-	struct lws_vhost *vh;
-
-	memset(&info, 0, sizeof info);
-	info.port = port;
-	info.iface = host;
-	info.protocols = protocols;
-	info.vhost_name = "cdpproxy-also";
-	if (!(vh = lws_create_vhost(px->ctx, &info))) {
-		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
-			 host, port);
-		return -1;
-	}
-	*bound = lws_get_vhost_listen_port(vh);
-	return 0;
+	return listen_start(px, host, port, 0, bound, err, errlen);
 }

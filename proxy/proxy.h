@@ -30,6 +30,7 @@ struct proxy_config {
 	unsigned upstream_timeout;    /* seconds to connect to Chrome and hear its answer */
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
 	int no_control_domain;        /* --no-control-domain: CDPProxy.* goes to Chrome */
+	int allow_remote;             /* --allow-remote: non-loopback --listen addresses */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
 };
@@ -37,6 +38,9 @@ struct proxy_config {
 struct conn;
 
 #define BATCH_BYTES (256 * 1024)
+/* A request target as passed on: lws takes 8 KiB of request head, each
+ * byte of which may come out as %XX. */
+#define PROXY_TARGET_MAX (3 * 8192 + 2)
 
 struct proxy {
 	struct proxy_config cfg;
@@ -52,6 +56,7 @@ struct proxy {
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
 	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
+	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass
@@ -71,9 +76,15 @@ void proxy_stop(struct proxy *px);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
-/* path and the request's URL arguments, as "path?args", into out; without
- * a token= argument (access_strip_token). */
-void proxy_path_with_args(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request target to pass on: path (lws's decoded one) and the URL
+ * arguments as lws decoded them, each re-encoded (access_encode), joined
+ * by '&' after a '?', without any token= argument (access_strip_token).
+ * 0, or -1 when it does not fit outlen. */
+int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request's token= URL arguments against token (access_token_arg on
+ * each as lws decoded it): 1 one is right, -1 there are some and none is,
+ * 0 there is none. */
+int proxy_query_token(struct lws *wsi, const char *token);
 
 /* upstream.c: Chrome's leg. */
 int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
@@ -95,10 +106,10 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len);
 int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len);
-
-/* Per downstream HTTP wsi. */
-struct pss {
-	struct http_reply *reply;
-};
+/* The whole value of a request header, however long (lws_hdr_copy joins
+ * repeated ones with ','); "" when absent. Free it. */
+char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok);
+/* Answers status with why as a plain text body, at once. 0, or -1. */
+int http_refuse(struct lws *wsi, unsigned status, const char *why);
 
 #endif

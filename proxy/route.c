@@ -236,7 +236,7 @@ static void route_reply(struct core_conn *cc, const struct scan_result *r, const
 		json_object_set_new(j, "result", result);
 	else
 		json_object_set_new(j, "error", json_pack("{s:I, s:o}", "code", code,
-				    "message", util_json_string(message, strlen(message))));
+				    "message", util_json_bytes(message, strlen(message))));
 	if (r->session.present)
 		json_object_set_new(j, "sessionId", json_string(session));
 	route_emit(cc, DOWN, j, method, action, DOWN);

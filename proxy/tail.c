@@ -80,19 +80,19 @@ static json_t *entry_json(const struct tail_entry *e)
 	json_object_set_new(j, "seq", json_integer((json_int_t)e->seq));
 	json_object_set_new(j, "t", json_integer((json_int_t)e->t_us));
 	json_object_set_new(j, "conn", json_integer((json_int_t)e->conn));
-	json_object_set_new(j, "kind", util_json_string(e->kind, strlen(e->kind)));
+	json_object_set_new(j, "kind", util_json_bytes(e->kind, strlen(e->kind)));
 	if (*e->dir) {
 		json_object_set_new(j, "dir", json_string(e->dir));
 		json_object_set_new(j, "bytes", json_integer((json_int_t)e->bytes));
 	}
 	if (*e->method)
-		json_object_set_new(j, "method", util_json_string(e->method, strlen(e->method)));
+		json_object_set_new(j, "method", util_json_bytes(e->method, strlen(e->method)));
 	if (*e->session)
-		json_object_set_new(j, "session", util_json_string(e->session, strlen(e->session)));
+		json_object_set_new(j, "session", util_json_bytes(e->session, strlen(e->session)));
 	if (*e->action)
 		json_object_set_new(j, "action", json_string(e->action));
 	if (*e->label)
-		json_object_set_new(j, "label", util_json_string(e->label, strlen(e->label)));
+		json_object_set_new(j, "label", util_json_bytes(e->label, strlen(e->label)));
 	if (e->rtt_us >= 0)
 		json_object_set_new(j, "rtt_us", json_integer((json_int_t)e->rtt_us));
 	if (e->by_proxy)

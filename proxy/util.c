@@ -89,7 +89,10 @@ int util_parse_hostport(const char *flag, const char *s, char *host, size_t host
 		snprintf(err, errlen, "%s: '%s' is not a port number", flag, colon + 1);
 		return -1;
 	}
-	snprintf(host, hostlen, "%.*s", (int)(colon - s), s);
+	if (s[0] == '[' && colon[-1] == ']' && colon - s > 2)   /* [v6]:port */
+		snprintf(host, hostlen, "%.*s", (int)(colon - s - 2), s + 1);
+	else
+		snprintf(host, hostlen, "%.*s", (int)(colon - s), s);
 	*port = (int)p;
 	return 0;
 }
@@ -132,59 +135,69 @@ long util_send_some(int fd, const void *p, size_t len)
 	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 }
 
-/* The length of the valid UTF-8 sequence at p (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF), or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *p, size_t left)
 {
-	size_t len;
-	uint32_t c;
+	unsigned char c = p[0];
+	size_t n;
+	uint32_t cp;
 
-	if (p[0] < 0x80)
+	if (c < 0x80)
 		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, c = p[0] & 0x07;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
 	else
 		return 0;
-	if (len > n)
+	if (n > left)
 		return 0;
-	for (size_t i = 1; i < len; i++) {
+	for (size_t i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
-		c = c << 6 | (p[i] & 0x3f);
+		cp = cp << 6 | (p[i] & 0x3f);
 	}
-	/* Overlong forms, surrogates and past U+10FFFF are not UTF-8. */
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
-	return len;
+	return n;
 }
 
-json_t *util_json_string(const char *p, size_t n)
+json_t *util_json_bytes(const void *p, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)p;
-	json_t *j = json_stringn(p, n);
-	char *buf, *w;
+	static const char replacement[] = "\xef\xbf\xbd";   /* U+FFFD */
+	const unsigned char *s = p;
+	size_t i = 0, w = 0, k;
+	char *out;
+	json_t *j;
 
-	if (j)
-		return j;
-	/* Invalid somewhere (or a NUL): each bad byte becomes U+FFFD, 3 bytes. */
-	w = buf = xmalloc(3 * n + 1);
-	for (size_t i = 0; i < n; ) {
-		size_t k = u[i] ? utf8_seq(u + i, n - i) : 0;
-		if (k) {
-			memcpy(w, p + i, k);
+	while (i < n && (k = utf8_seq(s + i, n - i)))
+		i += k;
+	if (i == n)   /* the usual case: valid already */
+		return json_stringn_nocheck(n ? p : "", n);
+	out = xmalloc(n * 3 + 1);   /* each bad byte becomes 3 */
+	memcpy(out, s, i);
+	w = i;
+	while (i < n) {
+		if ((k = utf8_seq(s + i, n - i))) {
+			memcpy(out + w, s + i, k);
 			w += k;
 			i += k;
 		} else {
-			memcpy(w, "\xef\xbf\xbd", 3);
+			memcpy(out + w, replacement, 3);
 			w += 3;
 			i++;
 		}
 	}
-	j = json_stringn(buf, (size_t)(w - buf));
-	free(buf);
-	return j ? j : json_string("");
+	j = json_stringn_nocheck(out, w);
+	free(out);
+	return j;
+}
+
+json_t *util_json_str(const char *s)
+{
+	return s ? util_json_bytes(s, strlen(s)) : json_string("");
 }

@@ -18,11 +18,6 @@ char *xstrndup(const char *s, size_t n);
  * the hot path, where snprintf's format parsing shows in profiles. */
 size_t util_copy(char *dst, const char *src, size_t size);
 
-/* A JSON string of the n bytes at p, whatever they are: invalid UTF-8
- * (a name cut inside a character, bytes from the network) becomes U+FFFD.
- * Never NULL. */
-json_t *util_json_string(const char *p, size_t n);
-
 /* Reads a whole file into a new buffer (NUL-terminated, *len without the
  * NUL); NULL with "cannot read PATH: reason" in err. */
 char *util_read_file(const char *path, size_t *len, char *err, size_t errlen);
@@ -45,5 +40,12 @@ int util_parse_hostport(const char *flag, const char *s, char *host, size_t host
 /* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* A JSON string of any n bytes, never NULL: each byte sequence that is not
+ * valid UTF-8 becomes U+FFFD, NUL bytes stay (jansson keeps the length).
+ * For every JSON built from what a client, Chrome or a file sent. */
+json_t *util_json_bytes(const void *p, size_t n);
+/* The same for a NUL-terminated string (NULL gives ""). */
+json_t *util_json_str(const char *s);
 
 #endif

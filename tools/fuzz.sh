@@ -4,8 +4,8 @@
 #
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
-# DRIVER is scan, policy, discovery or wsleg (default: all, one after the
-# other). A bare number is SECONDS (default 60; 5 with --smoke), any other
+# DRIVER is scan, policy, discovery, wsleg or access (default: all, one
+# after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
 # scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-ALL="scan policy discovery wsleg"
+ALL="scan policy discovery wsleg access"
 smoke=0 seconds="" build=build/fuzz drivers=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
         shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    scan|policy|discovery|wsleg) drivers="$drivers $1" ;;
+    scan|policy|discovery|wsleg|access) drivers="$drivers $1" ;;
     -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
     *[!0-9]*|'') build=$1 ;;
     *) seconds=$1 ;;
@@ -57,14 +57,16 @@ sources() {
     discovery) echo proxy/discovery.c proxy/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
-    wsleg) echo proxy/wsleg.c proxy/core.c proxy/route.c proxy/msg.c proxy/sessions.c \
+    wsleg) echo proxy/wsleg.c proxy/core.c proxy/route.c proxy/control.c proxy/tail.c proxy/msg.c proxy/sessions.c \
         proxy/scan.c proxy/policy.c proxy/stats.c proxy/table.c proxy/util.c proxy/wsframe.c \
         proxy/log.c proxy/redact.c ;;
+    access) echo proxy/access.c ;;
     esac
 }
-# 16 KiB reaches jansson's nesting limit (2048) with room to spare.
+# 16 KiB reaches jansson's nesting limit (2048) with room to spare; 2 KiB
+# is past every length the access checks look at (256-byte names).
 max_len() {
-    case "$1" in scan|wsleg) echo 16384 ;; *) echo 8192 ;; esac
+    case "$1" in scan|wsleg) echo 16384 ;; access) echo 2048 ;; *) echo 8192 ;; esac
 }
 
 mkdir -p "$build/logs"

@@ -1,4 +1,6 @@
 /* access_test: Host, Origin and token checks. */
+#include <string.h>
+
 #include "access.h"
 #include "tap.h"
 
@@ -39,6 +41,8 @@ int main(void)
 		static const struct { const char *in, *out; } strip[] = {
 			{ "token=x", "" }, { "a=1&token=x&b=2", "a=1&b=2" }, { "token=x&b=2", "b=2" },
 			{ "a=1&token=x", "a=1" }, { "tokens=1&token=", "tokens=1" }, { "a=1", "a=1" },
+			{ "&a=1", "&a=1" }, { "a=1&", "a=1&" }, { "a=1&&token=x&b", "a=1&&b" },
+			{ "token=x&token=y", "" }, { "", "" },
 		};
 		for (size_t i = 0; i < sizeof strip / sizeof strip[0]; i++) {
 			char q[64];
@@ -47,6 +51,30 @@ int main(void)
 			is_str(q, strip[i].out, "token= stripped from '%s'", strip[i].in);
 		}
 	}
+	{
+		static const struct { const char *in; int query; const char *out; } enc[] = {
+			{ "/json/version", 0, "/json/version" },
+			{ "/a?b#c", 0, "/a%3Fb%23c" },
+			{ "http://x/?q=1", 1, "http://x/?q=1" },
+			{ "a&b;c+d e%", 1, "a%26b%3Bc%2Bd%20e%25" },
+			{ "\xc3\xa9\xff<>\"", 1, "%C3%A9%FF%3C%3E%22" },
+		};
+		char out[64];
+		for (size_t i = 0; i < sizeof enc / sizeof enc[0]; i++) {
+			access_encode(enc[i].in, strlen(enc[i].in), enc[i].query, out, sizeof out);
+			is_str(out, enc[i].out, "encoded as %s", enc[i].out);
+		}
+		is_int((long long)access_encode("abc", 3, 0, out, 3), -1, "no room: (size_t)-1");
+		is_int((long long)access_encode("\x01", 1, 0, out, 3), -1, "no room for %%XX: (size_t)-1");
+		is_int((long long)access_encode("\0", 1, 0, out, 4), 3, "a NUL byte is %%00");
+	}
+	ok(access_is_loopback("0:0:0:0:0:0:0:1"), "::1 written out is loopback");
+	ok(!access_is_loopback("::") && !access_is_loopback("::2"), ":: and ::2 are not loopback");
+	is_int(access_token_arg("s3cret", "token=s3cret", 12), 1, "token_arg: the token");
+	is_int(access_token_arg("s3cret", "token=a&b", 9), -1, "token_arg: another token");
+	is_int(access_token_arg("a&b", "token=a&b", 9), 1, "token_arg: a decoded '&' is part of it");
+	is_int(access_token_arg("s3cret", "token=s3cret", 11), -1, "token_arg: only n bytes count");
+	is_int(access_token_arg("s3cret", "tokens=1", 8), 0, "token_arg: tokens= is no token");
 	ok(access_token_ok("s3cret", "Bearer s3cret", NULL), "bearer token");
 	ok(access_token_ok("s3cret", "bearer s3cret", NULL), "bearer in lower case");
 	ok(!access_token_ok("s3cret", "Bearer s3cre", NULL), "a prefix of the token is refused");

@@ -1,39 +1,48 @@
-/* util_test: util_json_string makes a JSON string of any bytes. */
+/* util_test: util_json_bytes keeps valid UTF-8 and replaces the rest. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
 #include "util.h"
 
-/* The string util_json_string makes of the n bytes at p, as JSON text. */
-static void check(const char *p, size_t n, const char *want, const char *what)
+/* The JSON text of util_json_bytes(in, n), as jansson writes it. */
+static void check(const char *in, size_t n, const char *want, const char *name)
 {
-	json_t *j = util_json_string(p, n);
-	char *s = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
+	json_t *j = util_json_bytes(in, n);
+	char *s = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
 
-	ok(j != NULL, "%s: a string", what);
-	is_str(s ? s : "(null)", want, "%s: as JSON", what);
+	ok(j != NULL, "%s: a string, never NULL", name);
+	is_str(s ? s : "(null)", want, "%s", name);
 	free(s);
 	json_decref(j);
 }
 
 int main(void)
 {
-	char cut[300];
+	char e300[601];
 
-	check("Network.enable", 14, "\"Network.enable\"", "plain ASCII stays");
-	check("caf\xc3\xa9", 5, "\"caf\\u00E9\"", "valid UTF-8 stays");
-	check("caf\xc3", 4, "\"caf\\uFFFD\"", "a character cut short becomes U+FFFD");
-	check("\xc0\xaf", 2, "\"\\uFFFD\\uFFFD\"", "an overlong form is not UTF-8");
-	check("\xed\xa0\x80", 3, "\"\\uFFFD\\uFFFD\\uFFFD\"", "a surrogate is not UTF-8");
-	check("\xf4\x90\x80\x80", 4, "\"\\uFFFD\\uFFFD\\uFFFD\\uFFFD\"", "past U+10FFFF is not UTF-8");
-	check("a\xff" "b", 3, "\"a\\uFFFDb\"", "a stray byte amid text");
-	/* 150 e-acutes cut at an odd byte, as a snprintf("%.299s") would. */
-	for (int i = 0; i < 150; i++)
-		memcpy(cut + 2 * i, "\xc3\xa9", 2);
+	check("plain", 5, "\"plain\"", "ASCII as it is");
+	check("\xc3\xa9t\xc3\xa9", 5, "\"\xc3\xa9t\xc3\xa9\"", "valid UTF-8 as it is");
+	check("a\xc3", 2, "\"a\xef\xbf\xbd\"", "a character cut at the end");
+	check("\xff\xfe", 2, "\"\xef\xbf\xbd\xef\xbf\xbd\"", "each bad byte is one U+FFFD");
+	check("\xc0\xaf", 2, "\"\xef\xbf\xbd\xef\xbf\xbd\"", "an overlong '/' is refused");
+	check("\xed\xa0\x80", 3, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", "a surrogate is refused");
+	check("\xf4\x90\x80\x80", 4, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+	      "past U+10FFFF is refused");
+	check("a\0b", 3, "\"a\\u0000b\"", "a NUL byte stays");
+	check("", 0, "\"\"", "empty");
+	for (int i = 0; i < 300; i++)
+		memcpy(e300 + 2 * i, "\xc3\xa9", 2);
 	{
-		json_t *j = util_json_string(cut, 299);
-		ok(j && json_string_length(j) == 298 + 3, "300 bytes of e-acutes cut mid-character: "
-		   "149 kept and one U+FFFD (%zu bytes)", j ? json_string_length(j) : 0);
+		json_t *j = util_json_bytes(e300, 599);   /* 300 e-acute, the last one cut */
+		const char *v = json_string_value(j);
+		ok(v && json_string_length(j) == 598 + 3 && !memcmp(v + 598, "\xef\xbf\xbd", 3),
+		   "299 e-acute and U+FFFD for the cut one");
+		json_decref(j);
+	}
+	{
+		json_t *j = util_json_str(NULL);
+		is_str(json_string_value(j), "", "util_json_str(NULL) is \"\"");
 		json_decref(j);
 	}
 	return tap_done();
