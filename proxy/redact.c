@@ -324,9 +324,10 @@ static json_t *redact_member(const char *key, json_t *child, enum ctx ctx)
 	size_t n = json_string_length(child);
 
 	if (is_secret_header(key, strlen(key)))
-		/* A Network.Headers member; under "cookie", an AssociatedCookie's
-		 * or a BlockedSetCookieWithReason's cookie object. */
-		return json_is_object(child) || json_is_array(child) ? NULL : json_string(REDACTED);
+		/* A Network.Headers member, whatever its kind; an object under
+		 * "cookie" is an AssociatedCookie's or a BlockedSetCookieWithReason's
+		 * cookie, walked as one. */
+		return json_is_object(child) ? NULL : json_string(REDACTED);
 	if (!s)
 		return NULL;
 	if (ends_with(key, "cookieLine"))           /* cookieLine, rawCookieLine */

@@ -20,8 +20,8 @@
  *    end at \r, \n or NUL; a folded line continues its header) and of
  *    Fetch's base64 binaryResponseHeaders (decoded, redacted, encoded);
  *  - a cookie's value: Network.Cookie and CookieParam objects (in cookies
- *    arrays, under a cookie member, or known by their members), the params
- *    of Network.setCookie;
+ *    arrays, under a cookie member, or known by their members in a message
+ *    that names cookies), the params of Network.setCookie;
  *  - cookie lines (cookieLine of blocked and exempted Set-Cookies, Audits'
  *    rawCookieLine): the value and any segment that is not a cookie
  *    attribute; the name and attributes stay;

@@ -4,8 +4,8 @@
 #
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
-# DRIVER is scan, policy or discovery (default: all three, one after the
-# other). A bare number is SECONDS (default 60; 5 with --smoke), any other
+# DRIVER is scan, policy, discovery, redact or log (default: all of them, one
+# after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
 # scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-ALL="scan policy discovery"
+ALL="scan policy discovery redact log"
 smoke=0 seconds="" build=build/fuzz drivers=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
         shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    scan|policy|discovery) drivers="$drivers $1" ;;
+    scan|policy|discovery|redact|log) drivers="$drivers $1" ;;
     -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
     *[!0-9]*|'') build=$1 ;;
     *) seconds=$1 ;;
@@ -55,11 +55,14 @@ sources() {
     scan) echo proxy/scan.c ;;
     policy) echo proxy/policy.c proxy/util.c ;;
     discovery) echo proxy/discovery.c proxy/util.c ;;
+    redact) echo proxy/redact.c proxy/util.c ;;
+    log) echo proxy/log_fmt.c proxy/util.c ;;
     esac
 }
-# 16 KiB reaches jansson's nesting limit (2048) with room to spare.
+# 16 KiB reaches jansson's nesting limit (2048) with room to spare; a
+# Network.responseReceivedExtraInfo with a dozen Set-Cookies is about 4 KiB.
 max_len() {
-    case "$1" in scan) echo 16384 ;; *) echo 8192 ;; esac
+    case "$1" in scan|redact) echo 16384 ;; *) echo 8192 ;; esac
 }
 
 mkdir -p "$build/logs"
