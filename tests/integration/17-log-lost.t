@@ -1,0 +1,96 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 1: a log that cannot be written is not ignored (issue 14.9). With
+// `--log /dev/full` the proxy forwards a few thousand commands from a real
+// client to Chromium while every record is lost: stderr says so once a
+// second at most and gives the total at the end; /proxy/stats counts the lost
+// records and the exit status is 1. With --log-required the first lost
+// record stops the proxy. The parts that need the proxy's wiring of log.h's
+// log_lost, log_close and log_failed are TODO until it is there.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 60000 };
+const WIRED = process.env.CDPPROXY_LOG_LOST_WIRED === '1' ? false : 'needs log_lost in /proxy/stats, log_close in the exit status, --log-required (lead)';
+let chrome;
+
+// The proxy's pid, its output so far, and a way to stop it, with args.
+async function proxyWith(args) {
+  return h.startProxy({ upstreamPort: chrome.port, args });
+}
+
+// n Runtime.evaluate round trips on a page connection through the proxy.
+async function drive(proxy, n) {
+  const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
+  const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
+  let done = 0;
+  try {
+    for (let i = 0; i < n; i += 50) {
+      const batch = [];
+      for (let k = 0; k < 50 && i + k < n; k++) batch.push(cdp.call('Runtime.evaluate', { expression: `${i + k}` }));
+      await Promise.all(batch);
+      done += batch.length;
+    }
+  } finally {
+    await cdp.close().catch(() => {});
+  }
+  return done;
+}
+
+test('start chromium', ALL, async () => {
+  chrome = await h.startChrome();
+});
+
+test('--log /dev/full: forwarding goes on, stderr says so once a second at most', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const proxy = await proxyWith(['--log', '/dev/full', '--log-bodies']);
+  const mode = fs.statSync('/dev/full').mode & 0o777;
+  const start = Date.now();
+  const done = await drive(proxy, 3000);
+  await h.sleep(1500);   // past a report interval: the writer gets a second report in
+  const secs = (Date.now() - start) / 1000;
+  assert.equal(done, 3000, 'every command answered while the log loses its records');
+  const stats = await h.getJSON(`${proxy.httpURL}/proxy/stats`);
+  const result = await proxy.stop();
+  await h.sleep(300);   // its last stderr bytes may come after its exit
+  result.stderr = proxy.stderr();
+  const lines = result.stderr.split('\n').filter((l) => l.includes('log write failed'));
+  t.diagnostic(`${lines.length} stderr lines in ${secs.toFixed(1)} s; last: ${lines[lines.length - 1]}`);
+  assert.ok(lines.length >= 2, `stderr says records are lost: ${result.stderr.slice(0, 400)}`);
+  assert.ok(lines.length <= Math.ceil(secs) + 2, `one line a second at most, and the total: ${lines.length} in ${secs} s`);
+  assert.match(result.stderr, /records lost in all/, 'the total at the end');
+  assert.equal(fs.statSync('/dev/full').mode & 0o777, mode, '/dev/full keeps its mode');
+  await t.test('/proxy/stats counts the lost records; exit status 1', { todo: WIRED }, () => {
+    assert.ok(stats.log_lost_records >= 6000, `log_lost_records: ${stats.log_lost_records}`);
+    assert.equal(result.code, 1, `exit status 1: ${JSON.stringify({ code: result.code, signal: result.signal })}`);
+  });
+  proxy.removeDir();
+});
+
+test('--log-required: the first lost record stops the proxy', { ...ALL, todo: WIRED }, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const help = spawnSync(h.PROXY_BIN, ['--help'], { encoding: 'utf8' });
+  assert.match(`${help.stdout}${help.stderr}`, /--log-required/, 'the proxy has --log-required');
+  const proxy = await proxyWith(['--log', '/dev/full', '--log-required']);
+  let closed;
+  try {
+    await drive(proxy, 3000);
+  } catch (e) {
+    closed = e.close;
+  }
+  await h.waitFor(() => proxy.exited(), { timeout: 10000, what: 'the proxy to stop' });
+  const result = await proxy.stop();
+  assert.equal(result.code, 1, `exit status 1: ${result.stderr.slice(0, 400)}`);
+  assert.ok(closed && closed.code === 1011, `the client's connection closed with 1011: ${JSON.stringify(closed)}`);
+  proxy.removeDir();
+});
+
+test('stop chromium', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  await chrome.stop();
+});
