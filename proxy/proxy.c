@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "log_fmt.h"
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
@@ -43,8 +44,8 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
 	px->policy_since_us = util_now_us();
 	if (px->log) {
 		log_set_gen(px->log, px->policy_gen);
-		log_event(px->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
-			  "source", p->source, "via", source));
+		log_event(px->log, 0, "policy", json_pack("{s:o, s:o, s:s}", "name", log_fmt_str(p->name),
+			  "source", log_fmt_str(p->source), "via", source));
 	}
 	for (struct conn *c = px->conns; c; c = c->next)
 		route_sync(c);
@@ -100,7 +101,7 @@ static void tick(lws_sorted_usec_list_t *sul)
 	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
 		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
 		if (px->log)
-			log_event(px->log, 0, "browser_exit", json_pack("{s:s}", "why", err));
+			log_event(px->log, 0, "browser_exit", json_pack("{s:o}", "why", log_fmt_str(err)));
 		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
 				 px->cfg.chromium_argc, err, sizeof err) < 0)
 			fprintf(stderr, "cdpproxy: %s\n", err);
