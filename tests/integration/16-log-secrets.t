@@ -195,7 +195,7 @@ test('no secret in the log; every record JSON; redacted records say so', { ...AL
     assert.doesNotThrow(() => JSON.parse(r.body), `a logged body stays JSON: ${r.body.slice(0, 200)}`);
   }
   // The shapes were there to redact: each must have come through the log.
-  for (const shape of ['associatedCookies', 'blockedCookies', 'cookieLine', 'rawCookieLine', 'headersText',
+  for (const shape of ['associatedCookies', 'blockedCookies', 'cookieLine', 'rawCookieLine', 'headersText', 'requestHeadersText',
     'binaryResponseHeaders', 'authChallengeResponse', 'Network.setCookies', 'webSocketHandshakeResponseReceived']) {
     assert.ok(bodies.some((r) => r.redacted && r.body.includes(shape)), `a redacted record holds ${shape}`);
   }
