@@ -84,38 +84,49 @@ static void report_lost(struct log *lg, int err)
 	lg->lost_reported = lost;
 }
 
-/* The writer: writes len bytes of whole lines, one record each. What cannot
- * be written is counted lost, and a line cut by a failed write is taken off
- * the end of a regular file, so the file stays one record a line. */
+/* The writer: counts the records of p[off..len) lost (one a line) after a
+ * failed write, and takes a line the write cut (p[..off) ends mid-line) off
+ * the end of a regular file, so the file stays one record a line; where that
+ * cannot be done, the next write ends the cut line first. */
+static void lose(struct log *lg, const char *p, size_t off, size_t len, int err)
+{
+	size_t lost = 0, part = 0;
+
+	for (const char *q = p + off; (q = memchr(q, '\n', len - (size_t)(q - p))); q++)
+		lost++;
+	while (part < off && p[off - part - 1] != '\n')
+		part++;
+	if (part) {
+		off_t end = lseek(lg->fd, 0, SEEK_END);
+		if (end < 0 || ftruncate(lg->fd, end - (off_t)part) < 0)
+			lg->cut_line = 1;
+	}
+	atomic_fetch_add(&lg->lost, lost);
+	report_lost(lg, err);
+}
+
+/* The writer: writes len bytes of whole lines, one record each; what cannot
+ * be written is lost (lose). */
 static void write_text(struct log *lg, const char *p, size_t len)
 {
-	size_t off = 0, lost = 0;
-	int err;
+	size_t off = 0;
 
-	if (lg->cut_line && write(lg->fd, "\n", 1) == 1)
+	if (lg->cut_line) {   /* nothing goes after a cut line until it is ended */
+		if (write(lg->fd, "\n", 1) != 1) {
+			lose(lg, p, 0, len, errno);
+			return;
+		}
 		lg->cut_line = 0;
+	}
 	while (off < len) {
 		ssize_t n = write(lg->fd, p + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n > 0) {
-			off += (size_t)n;
-			continue;
+		if (n <= 0) {
+			lose(lg, p, off, len, n < 0 ? errno : ENOSPC);
+			return;
 		}
-		err = n < 0 ? errno : ENOSPC;
-		for (const char *q = p + off; (q = memchr(q, '\n', len - (size_t)(q - p))); q++)
-			lost++;
-		if (off > 0 && p[off - 1] != '\n') {
-			size_t part = 0;
-			off_t end = lseek(lg->fd, 0, SEEK_END);
-			while (part < off && p[off - part - 1] != '\n')
-				part++;
-			if (end < 0 || ftruncate(lg->fd, end - (off_t)part) < 0)
-				lg->cut_line = 1;
-		}
-		atomic_fetch_add(&lg->lost, lost);
-		report_lost(lg, err);
-		return;
+		off += (size_t)n;
 	}
 }
 
