@@ -396,18 +396,22 @@ static int mentions_cookie(const char *s)
 /* Redacts message j (a CDP message), frees it, and returns its text. */
 static char *redact_json(json_t *j, size_t *outlen)
 {
+	/* Read before the walk, which may replace the method's string. */
 	const char *method = json_string_value(json_object_get(j, "method"));
+	int cookies = method && mentions_cookie(method);
+	int wrapped = method && (!strcmp(method, "Target.sendMessageToTarget") ||
+				 !strcmp(method, "Target.receivedMessageFromTarget"));
 	json_t *params = json_object_get(j, "params");
 	char *out;
 
+	json_incref(params);   /* and params itself */
 	redact_walk(j, CTX_NONE);
 	/* Network.setCookie carries a CookieParam as its params. */
-	if (method && mentions_cookie(method) && json_is_object(params) &&
-	    json_object_get(params, "value"))
+	if (cookies && json_is_object(params) && json_object_get(params, "value"))
 		json_object_set_new(params, "value", json_string(REDACTED));
-	if (method && (!strcmp(method, "Target.sendMessageToTarget") ||
-		       !strcmp(method, "Target.receivedMessageFromTarget")))
+	if (wrapped)
 		redact_walk(params, CTX_WRAPPED);
+	json_decref(params);
 	out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (!out)   /* jansson's own strings are UTF-8: not expected */

@@ -119,6 +119,9 @@ int main(void)
 	check("{\"id\":15,\"result\":{\"properties\":[{\"name\":\"color\",\"value\":\"red\"}]}}",
 	      "{\"id\":15,\"result\":{\"properties\":[{\"name\":\"color\",\"value\":\"red\"}]}}",
 	      "a {name, value} that is neither a cookie nor a secret header stays");
+	check("{\"headerName\":\"cookie\",\"method\":\"Network.setCookie\",\"params\":{\"value\":\"x\"}}",
+	      "{\"headerName\":\"cookie\",\"method\":\"<redacted>\",\"params\":\"<redacted>\"}",
+	      "a message that is itself a mismatched secret header (found by fuzz_redact: a use after free)");
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);
