@@ -69,8 +69,8 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	c->wsi[s] = NULL;
 	core_shut(&c->cc, s, 1);
 	if (c->px->core.log)
-		log_event(c->px->core.log, c->cc.id, "close", json_pack("{s:s, s:i, s:s, s:s}",
-			  "side", side_name[s], "code", code, "reason", reason, "by", by));
+		log_event(c->px->core.log, c->cc.id, "close", json_pack("{s:s, s:i, s:o, s:s}",
+			  "side", side_name[s], "code", code, "reason", util_json_str(reason), "by", by));
 	if (!c->gone[!s]) {
 		conn_close_side(c, !s, code, reason);
 		return;
@@ -406,7 +406,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	c->wsi[DOWN] = down;
 	lws_set_opaque_user_data(down, c);
 	if (px->core.log)
-		log_event(px->core.log, c->cc.id, "open", json_pack("{s:s, s:s}", "path", path,
+		log_event(px->core.log, c->cc.id, "open", json_pack("{s:o, s:s}", "path", util_json_str(path),
 			  "upstream", px->upstream));
 
 	if (upstream_open(c) < 0 && !c->gone[UP]) {

@@ -100,6 +100,7 @@ static json_t *admin_stats(struct proxy *px)
 	json_object_set_new(st, "upstream", util_json_str(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
 	json_object_set_new(st, "http", listen_json(px));
+	json_object_set_new(st, "log_lost_records", json_integer((json_int_t)log_lost(px->core.log)));
 	return st;
 }
 

@@ -36,7 +36,9 @@ struct log;
  * bodies truncated to that many bytes. NULL with a reason in err. */
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen);
 void log_message(struct log *lg, const struct log_rec *rec);
-/* A record of its own: {"t","conn","kind", ...fields}; steals fields. */
+/* A record of its own: {"t","gen","conn","kind", ...fields}; steals fields.
+ * NULL fields (json_pack's answer to a string that is not UTF-8: build such
+ * strings with log_fmt_str) give a record with "fields_invalid":true. */
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
 /* Log bodies with their secrets (auth headers, cookies); by default they are
  * redacted (redact.h). */
@@ -46,7 +48,13 @@ void log_set_gen(struct log *lg, uint64_t gen);
 /* Hands what is buffered to the writer thread, which writes it soon after;
  * waits only while the writer is that far behind (log.c's LOG_BUFS_MAX). */
 void log_flush(struct log *lg);
-/* Flushes, waits until all is written, closes and frees; NULL is fine. */
-void log_close(struct log *lg);
+/* Records the writer could not write (a full disk, --log /dev/full): each
+ * failed write says so on stderr, once a second at most. Any thread. */
+uint64_t log_lost(const struct log *lg);
+/* Has a record been lost? For --log-required: stop forwarding when it has. */
+int log_failed(const struct log *lg);
+/* Flushes, waits until all is written, closes and frees; NULL is fine.
+ * Returns the records lost in all (log_lost), for the exit status. */
+uint64_t log_close(struct log *lg);
 
 #endif

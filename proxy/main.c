@@ -53,6 +53,7 @@ static void usage(FILE *out)
 	      "                         (default 10); then the client gets 1011 or 502\n"
 	      "  --log-secrets          log bodies with their auth headers and cookies (by\n"
 	      "                         default --log-bodies redacts them)\n"
+	      "  --log-required         stop (exit 1) when the log cannot be written\n"
 	      "  --no-control-domain    pass CDPProxy.* commands on to Chrome instead of\n"
 	      "                         answering them (getPolicy, setPolicy, getStats, mark)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
@@ -123,7 +124,7 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_HELP, O_VERSION };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_HELP, O_VERSION };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
 static int check_policy(const char *path)
@@ -162,6 +163,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "upstream-timeout", required_argument, NULL, O_UPSTREAM_TIMEOUT },
 		{ "log-secrets", no_argument, NULL, O_LOG_SECRETS },
 		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
+		{ "log-required", no_argument, NULL, O_LOG_REQUIRED },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -247,6 +249,9 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			break;
 		case O_LOG_SECRETS:
 			cfg->log_secrets = 1;
+			break;
+		case O_LOG_REQUIRED:
+			cfg->log_required = 1;
 			break;
 		case O_NO_CONTROL_DOMAIN:
 			cfg->no_control_domain = 1;
@@ -346,5 +351,6 @@ int main(int argc, char **argv)
 	fprintf(stderr, "cdpproxy: shutting down\n");
 	stats_print(px.core.stats, stderr);
 	proxy_stop(&px);
-	return 0;
+	/* Records lost (or --log-required stopping): not a clean run. */
+	return px.log_lost || px.failed ? 1 : 0;
 }

@@ -125,6 +125,11 @@ static void tick(lws_sorted_usec_list_t *sul)
 	}
 	if (px->core.log)
 		log_flush(px->core.log);
+	if (px->cfg.log_required && log_failed(px->core.log) && !px->failed) {
+		fprintf(stderr, "cdpproxy: --log-required: the log lost records; stopping\n");
+		px->failed = 1;
+		lws_cancel_service(px->ctx);
+	}
 	lws_sul_schedule(px->ctx, 0, &px->tick, tick, TICK_US);
 }
 
@@ -181,7 +186,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 
 void proxy_run(struct proxy *px, volatile int *stop)
 {
-	while (!*stop && lws_service(px->ctx, 0) >= 0) {
+	while (!*stop && !px->failed && lws_service(px->ctx, 0) >= 0) {
 		core_new_round(&px->core);   /* each round reads each socket once */
 		conn_flush(px);
 		if (px->on_round)
@@ -198,7 +203,7 @@ void proxy_stop(struct proxy *px)
 	lws_sul_cancel(&px->tick);
 	lws_context_destroy(px->ctx);
 	listen_stop(px);
-	log_close(px->core.log);
+	px->log_lost = log_close(px->core.log);
 	px->core.log = NULL;
 	if (px->cfg.chromium)
 		launch_stop(&px->chrome);

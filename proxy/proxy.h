@@ -29,6 +29,7 @@ struct proxy_config {
 	unsigned max_connections;     /* client WebSockets at once */
 	unsigned upstream_timeout;    /* seconds to connect to Chrome and hear its answer */
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
+	int log_required;             /* --log-required: stop when the log loses a record */
 	int no_control_domain;        /* --no-control-domain: CDPProxy.* goes to Chrome */
 	int allow_remote;             /* --allow-remote: non-loopback --listen addresses */
 	struct access_list allow_hosts;    /* --allow-host */
@@ -56,7 +57,9 @@ struct proxy {
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
 	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
-	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
+	struct listen_state *listen;
+	uint64_t log_lost;            /* records the log lost, once it is closed */
+	int failed;                   /* --log-required and the log lost a record: stop */  /* listen.c: sockets and accepted HTTP connections */
 };
 
 /* Creates the context and listener, with policy p (taken; NULL: pass

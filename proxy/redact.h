@@ -1,5 +1,5 @@
-/* redact: takes secrets (auth headers, cookies) out of message bodies before
- * they are logged. Pure. */
+/* redact: takes secrets (auth headers, cookies, passwords) out of message
+ * bodies before they are logged. Pure. */
 #ifndef CDPPROXY_REDACT_H
 #define CDPPROXY_REDACT_H
 
@@ -7,12 +7,31 @@
 
 #define REDACTED "<redacted>"
 
-/* If body (a CDP message) may hold a secret, returns a copy with the values of
- * Authorization, Proxy-Authorization, Cookie and Set-Cookie headers (as JSON
- * members or as lines of a raw header text) and of cookies' "value" replaced
- * by "<redacted>", and its length in *outlen. NULL when there is nothing to
- * redact (the body may be logged as it is). A body that is not JSON but
- * mentions a secret header is withheld whole: "<redacted: not JSON>". */
+/* If body (a CDP message) may hold a secret, returns a copy with each secret
+ * replaced by "<redacted>", and its length in *outlen; NULL when there is
+ * nothing to redact (the body may be logged as it is). The secrets, by their
+ * shapes in browser_protocol.pdl, wherever they are in the message:
+ *  - members of a Network.Headers object named Authorization,
+ *    Proxy-Authorization, Cookie or Set-Cookie (case and spaces aside);
+ *  - the value of a header entry {name, value} (Fetch.HeaderEntry,
+ *    CacheStorage.Header) with such a name, and both values of a
+ *    Preload.PrerenderMismatchedHeaders for one;
+ *  - such lines of raw header text (headersText, requestHeadersText; lines
+ *    end at \r, \n or NUL; a folded line continues its header) and of
+ *    Fetch's base64 binaryResponseHeaders (decoded, redacted, encoded);
+ *  - a cookie's value: Network.Cookie and CookieParam objects (in cookies
+ *    arrays, under a cookie member, or known by their members in a message
+ *    that names cookies), the params of Network.setCookie;
+ *  - cookie lines (cookieLine of blocked and exempted Set-Cookies, Audits'
+ *    rawCookieLine): the value and any segment that is not a cookie
+ *    attribute; the name and attributes stay;
+ *  - a password member (Fetch.AuthChallengeResponse);
+ *  - the same inside the message string of Target.sendMessageToTarget and
+ *    Target.receivedMessageFromTarget.
+ * A body that is not a JSON object or array but may hold a secret is
+ * withheld whole: "<redacted: not JSON>". Not recognised: secrets in values
+ * a page or client computes (a Runtime.evaluate of document.cookie, a URL
+ * with a password in it). */
 char *redact_body(const char *body, size_t len, size_t *outlen);
 
 #endif

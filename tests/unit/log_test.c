@@ -1,9 +1,12 @@
 /* log_test: the JSON Lines log: file mode, record fields, string escaping,
  * body truncation on UTF-8 boundaries, events, ordering, and open errors. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -614,11 +617,139 @@ static void test_flush(void)
 	json_decref(all);
 }
 
+/* Logs n records of about 200 bytes each through lg and closes it; returns
+ * log_close's count of lost records. */
+static uint64_t log_n(struct log *lg, int n)
+{
+	struct log_rec r = { .conn = 1, .dir = "up", .kind = "command", .has_id = 1,
+			     .method = "Runtime.evaluate", .method_len = 16, .bytes = 100,
+			     .body = "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":"
+				     "\"'a fairly long expression to make the record longer than usual'\"}}",
+			     .body_len = 126 };
+
+	for (int i = 0; i < n; i++) {
+		r.id = i;
+		log_message(lg, &r);
+		if (i % 100 == 99)
+			log_flush(lg);
+	}
+	return log_close(lg);
+}
+
+/* Sends stderr to the file err_path until stderr_back. */
+static int stderr_to(const char *err_path)
+{
+	int saved = dup(2), fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	return saved;
+}
+
+static void stderr_back(int saved)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* A log that cannot be written (issue 14.9): every record is counted lost,
+ * stderr says so once a second at most, and the device keeps its mode. */
+static void test_lost(void)
+{
+	char err[256] = "", *text;
+	int lines = 0, saved;
+	struct stat before, after;
+	struct log *lg;
+	uint64_t lost;
+
+	if (stat("/dev/full", &before) < 0) {
+		ok(1, "# SKIP no /dev/full");
+		return;
+	}
+	saved = stderr_to(fresh("stderr.txt"));
+	lg = log_open("/dev/full", 1024, err, sizeof err);
+	if (!lg) {
+		stderr_back(saved);
+		ok(0, "log_open /dev/full: %s", err);
+		return;
+	}
+	log_event(lg, 0, "policy", json_object());
+	log_flush(lg);
+	for (int i = 0; i < 200 && !log_failed(lg); i++)
+		usleep(10000);
+	ok(log_failed(lg), "log_failed once the writer lost a record");
+	is_int((long long)log_lost(lg), 1, "log_lost counts it");
+	lost = log_n(lg, 5000);
+	stderr_back(saved);
+	is_int((long long)lost, 5001, "log_close returns every record lost (5000 messages, 1 event)");
+	text = slurp(path, NULL);
+	for (char *p = text; p && (p = strstr(p, "log write failed")); p++)
+		lines++;
+	ok(lines >= 1 && lines <= 3, "stderr: a line a second at most and one at the end, not one a write (%d)",
+	   lines);
+	ok(text && strstr(text, "5001 records lost in all"), "stderr: the total at the end");
+	free(text);
+	if (stat("/dev/full", &after) < 0)
+		after.st_mode = 0;
+	ok(after.st_mode == before.st_mode, "a device's mode is left alone (%o)",
+	   (unsigned)(after.st_mode & 07777));
+	is_int((long long)log_lost(NULL), 0, "log_lost(NULL) is 0");
+}
+
+/* A disk that fills up mid-write (RLIMIT_FSIZE: a short write, then EFBIG):
+ * the cut record is taken off the file, so every line left parses, and lines
+ * plus lost records are all the records. In a child: the limit stays there. */
+static void test_cut(void)
+{
+	const char *p = fresh("cut.log");
+	unsigned long long lost = 0;
+	int fds[2], status = 0;
+	pid_t pid;
+
+	if (pipe(fds) < 0 || (pid = fork()) < 0) {
+		ok(0, "pipe and fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		struct rlimit rl = { 100000, 100000 };
+		char err[256];
+		struct log *lg = log_open(p, 1024, err, sizeof err);
+		if (!lg)
+			_exit(2);
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(3);
+		lost = log_n(lg, 3000);
+		_exit(write(fds[1], &lost, sizeof lost) == sizeof lost ? 0 : 4);
+	}
+	close(fds[1]);
+	if (read(fds[0], &lost, sizeof lost) != sizeof lost)
+		lost = 0;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && lost > 0 && lost < 3000,
+	   "past a file size limit: some records lost (%llu), status %d", lost, status);
+	{
+		json_t *all = records(p), *r;
+		size_t i, good = 0;
+		json_array_foreach(all, i, r)
+			good += json_is_object(r);
+		ok(json_array_size(all) > 0 && good == json_array_size(all),
+		   "every line left in the file parses (%zu of %zu)", good, json_array_size(all));
+		is_int((long long)(json_array_size(all) + lost), 3000, "lines in the file + lost = records logged");
+		json_decref(all);
+	}
+}
+
 static void cleanup(void)
 {
 	static const char *const names[] = {
 		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log", "positions.log",
 		"bodies.log", "big.log", "events.log", "policy.log", "many.log", "flush.log", "numbers.log",
+		"stderr.txt", "cut.log",
 	};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -645,6 +776,8 @@ int main(void)
 	test_policy_fields();
 	test_many();
 	test_flush();
+	test_lost();
+	test_cut();
 	cleanup();
 	return tap_done();
 }

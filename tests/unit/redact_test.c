@@ -7,13 +7,14 @@
 #include "redact.h"
 #include "tap.h"
 
-/* Redacts in and checks the result equals want (as JSON). */
+/* Redacts in and checks the result (in itself when there was nothing to
+ * redact) equals want (as JSON). */
 static void check(const char *in, const char *want, const char *name)
 {
 	size_t n = 0;
 	char *out = redact_body(in, strlen(in), &n);
-	json_t *got = out ? json_loadb(out, n, 0, NULL) : NULL;
-	json_t *exp = json_loads(want, 0, NULL);
+	json_t *got = out ? json_loadb(out, n, JSON_ALLOW_NUL, NULL) : json_loads(in, 0, NULL);
+	json_t *exp = json_loads(want, JSON_ALLOW_NUL, NULL);
 
 	ok(got && exp && json_equal(got, exp), "%s", name);
 	if (!(got && exp && json_equal(got, exp)))
@@ -54,6 +55,73 @@ int main(void)
 	      "{\"id\":5,\"method\":\"Fetch.continueRequest\",\"params\":{\"headers\":"
 	      "[{\"name\":\"Authorization\",\"value\":\"<redacted>\"},{\"name\":\"X\",\"value\":\"y\"}]}}",
 	      "header entries [{name, value}]");
+	/* The shapes Chromium sends once Network.enable is on (issue 14). */
+	check("{\"method\":\"Network.requestWillBeSentExtraInfo\",\"params\":{\"associatedCookies\":"
+	      "[{\"cookie\":{\"name\":\"sid\",\"value\":\"S1\",\"domain\":\"d\",\"path\":\"/\"},\"blockedReasons\":[]}],"
+	      "\"headers\":{\"Cookie\":\"sid=S1\"}}}",
+	      "{\"method\":\"Network.requestWillBeSentExtraInfo\",\"params\":{\"associatedCookies\":"
+	      "[{\"cookie\":{\"name\":\"sid\",\"value\":\"<redacted>\",\"domain\":\"d\",\"path\":\"/\"},\"blockedReasons\":[]}],"
+	      "\"headers\":{\"Cookie\":\"<redacted>\"}}}",
+	      "associatedCookies[].cookie.value");
+	check("{\"method\":\"Network.responseReceivedExtraInfo\",\"params\":{\"blockedCookies\":"
+	      "[{\"blockedReasons\":[\"SameSiteNoneInsecure\"],\"cookieLine\":\"b=S2; Path=/; SameSite=None; x=S3\","
+	      "\"cookie\":{\"name\":\"b\",\"value\":\"S2\",\"domain\":\"d\"}}],"
+	      "\"exemptedCookies\":[{\"exemptionReason\":\"TPCDMetadata\",\"cookieLine\":\"e=S4;secure\"}]}}",
+	      "{\"method\":\"Network.responseReceivedExtraInfo\",\"params\":{\"blockedCookies\":"
+	      "[{\"blockedReasons\":[\"SameSiteNoneInsecure\"],\"cookieLine\":\"b=<redacted>; Path=/; SameSite=None; <redacted>\","
+	      "\"cookie\":{\"name\":\"b\",\"value\":\"<redacted>\",\"domain\":\"d\"}}],"
+	      "\"exemptedCookies\":[{\"exemptionReason\":\"TPCDMetadata\",\"cookieLine\":\"e=<redacted>;secure\"}]}}",
+	      "blockedCookies and exemptedCookies: cookieLine and cookie.value");
+	check("{\"method\":\"Audits.issueAdded\",\"params\":{\"issue\":{\"code\":\"CookieIssue\",\"details\":"
+	      "{\"cookieIssueDetails\":{\"rawCookieLine\":\"S5\",\"cookieWarningReasons\":[]}}}}}",
+	      "{\"method\":\"Audits.issueAdded\",\"params\":{\"issue\":{\"code\":\"CookieIssue\",\"details\":"
+	      "{\"cookieIssueDetails\":{\"rawCookieLine\":\"<redacted>\",\"cookieWarningReasons\":[]}}}}}",
+	      "Audits rawCookieLine, a value with no name");
+	check("{\"id\":9,\"result\":{\"rawCookieLine\":\"Set-Cookie :x=S6\"}}",
+	      "{\"id\":9,\"result\":{\"rawCookieLine\":\"Set-Cookie : <redacted>\"}}",
+	      "a cookie line that is a whole Set-Cookie header");
+	check("{\"method\":\"Network.responseReceived\",\"params\":{\"response\":{\"requestHeadersText\":"
+	      "\"GET / HTTP/1.1\\r\\ncookie:S7\\r\\nAUTHORIZATION  :\\tBasic S8\\n\\tS9\\rX: 1\\r\\n\","
+	      "\"headersText\":\"HTTP/1.1 200 OK\\rSet-Cookie: a=S10\\u0000set-COOKIE:b=S11\\r\\n\\r\\n\"}}}",
+	      "{\"method\":\"Network.responseReceived\",\"params\":{\"response\":{\"requestHeadersText\":"
+	      "\"GET / HTTP/1.1\\r\\ncookie: <redacted>\\r\\nAUTHORIZATION  : <redacted>\\n <redacted>\\rX: 1\\r\\n\","
+	      "\"headersText\":\"HTTP/1.1 200 OK\\rSet-Cookie: <redacted>\\u0000set-COOKIE: <redacted>\\r\\n\\r\\n\"}}}",
+	      "raw header text: odd spacing, case, bare \\r and \\n, folded lines");
+	/* base64 of "Set-Cookie: s=S12\0X: 1" and of "Set-Cookie: <redacted>\0X: 1". */
+	check("{\"id\":10,\"method\":\"Fetch.fulfillRequest\",\"params\":{\"requestId\":\"r\",\"responseCode\":200,"
+	      "\"binaryResponseHeaders\":\"U2V0LUNvb2tpZTogcz1TMTIAWDogMQ==\"}}",
+	      "{\"id\":10,\"method\":\"Fetch.fulfillRequest\",\"params\":{\"requestId\":\"r\",\"responseCode\":200,"
+	      "\"binaryResponseHeaders\":\"U2V0LUNvb2tpZTogPHJlZGFjdGVkPgBYOiAx\"}}",
+	      "Fetch binaryResponseHeaders: decoded, redacted, encoded");
+	check("{\"id\":11,\"method\":\"Fetch.continueWithAuth\",\"params\":{\"requestId\":\"r\",\"authChallengeResponse\":"
+	      "{\"response\":\"ProvideCredentials\",\"username\":\"u\",\"password\":\"S13\"}}}",
+	      "{\"id\":11,\"method\":\"Fetch.continueWithAuth\",\"params\":{\"requestId\":\"r\",\"authChallengeResponse\":"
+	      "{\"response\":\"ProvideCredentials\",\"username\":\"u\",\"password\":\"<redacted>\"}}}",
+	      "Fetch.continueWithAuth: the password");
+	check("{\"id\":12,\"method\":\"Storage.setCookies\",\"params\":{\"cookies\":[{\"name\":\"a\",\"value\":\"S14\"}]}}",
+	      "{\"id\":12,\"method\":\"Storage.setCookies\",\"params\":{\"cookies\":[{\"name\":\"a\",\"value\":\"<redacted>\"}]}}",
+	      "Storage.setCookies: CookieParam values");
+	check("{\"method\":\"Preload.prerenderStatusUpdated\",\"params\":{\"mismatchedHeaders\":[{\"headerName\":\"Cookie\","
+	      "\"initialValue\":\"S15\",\"activationValue\":\"S16\"}]}}",
+	      "{\"method\":\"Preload.prerenderStatusUpdated\",\"params\":{\"mismatchedHeaders\":[{\"headerName\":\"Cookie\","
+	      "\"initialValue\":\"<redacted>\",\"activationValue\":\"<redacted>\"}]}}",
+	      "Preload mismatchedHeaders of a secret header");
+	check("{\"id\":13,\"method\":\"Network.setExtraHTTPHeaders\",\"params\":{\"headers\":{\"\\u0041uthorization\":\"S17\","
+	      "\" cookie \":\"S18\"}}}",
+	      "{\"id\":13,\"method\":\"Network.setExtraHTTPHeaders\",\"params\":{\"headers\":{\"Authorization\":\"<redacted>\","
+	      "\" cookie \":\"<redacted>\"}}}",
+	      "header names escaped or spaced");
+	check("{\"id\":14,\"method\":\"Target.sendMessageToTarget\",\"params\":{\"sessionId\":\"s\",\"message\":"
+	      "\"{\\\"id\\\":1,\\\"method\\\":\\\"Network.setCookie\\\",\\\"params\\\":{\\\"name\\\":\\\"a\\\",\\\"value\\\":\\\"S19\\\"}}\"}}",
+	      "{\"id\":14,\"method\":\"Target.sendMessageToTarget\",\"params\":{\"sessionId\":\"s\",\"message\":"
+	      "\"{\\\"id\\\":1,\\\"method\\\":\\\"Network.setCookie\\\",\\\"params\\\":{\\\"name\\\":\\\"a\\\",\\\"value\\\":\\\"<redacted>\\\"}}\"}}",
+	      "a message wrapped by Target.sendMessageToTarget");
+	check("{\"id\":15,\"result\":{\"properties\":[{\"name\":\"color\",\"value\":\"red\"}]}}",
+	      "{\"id\":15,\"result\":{\"properties\":[{\"name\":\"color\",\"value\":\"red\"}]}}",
+	      "a {name, value} that is neither a cookie nor a secret header stays");
+	check("{\"headerName\":\"cookie\",\"method\":\"Network.setCookie\",\"params\":{\"value\":\"x\"}}",
+	      "{\"headerName\":\"cookie\",\"method\":\"<redacted>\",\"params\":\"<redacted>\"}",
+	      "a message that is itself a mismatched secret header (found by fuzz_redact: a use after free)");
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);

@@ -1,0 +1,466 @@
+/* fuzz_redact: libFuzzer driver for the log's redaction, with two oracles.
+ * (A) The input as a body: no crash; a JSON input gives JSON output of the
+ * same skeleton (same members, same array lengths), or NULL only when no key
+ * or string of it (unescaped, as jansson reads it) names a secret; any other
+ * input gives NULL or "<redacted: not JSON>".
+ * (B) The input as choices: a message with a marker placed in one secret
+ * shape of redact.h (header members, entries and lines with odd names and
+ * spacing, base64 binary headers, cookies, cookie lines, passwords, wrapped
+ * messages), nested at a fuzzed depth among fuzzed members; the marker must
+ * not survive, and the output must parse with the input's skeleton. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "redact.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MARK "~K3Y~"   /* fuzzed text never holds '~': see text() */
+
+static void fail(const char *what, const char *in, const char *out)
+{
+	fprintf(stderr, "fuzz_redact: %s\n  input: %.2000s\n  output: %.2000s\n", what, in ? in : "(null)",
+		out ? out : "(null)");
+	abort();
+}
+
+/* (A) Does out keep in's skeleton? A value may become "<redacted>". */
+static int same_skeleton(json_t *in, json_t *out)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_string(out) && !strcmp(json_string_value(out), REDACTED))
+		return 1;
+	if (json_typeof(in) != json_typeof(out))
+		return 0;
+	if (json_is_object(in)) {
+		if (json_object_size(in) != json_object_size(out))
+			return 0;
+		json_object_foreach(in, key, v)
+			if (!json_object_get(out, key) || !same_skeleton(v, json_object_get(out, key)))
+				return 0;
+		return 1;
+	}
+	if (json_is_array(in)) {
+		if (json_array_size(in) != json_array_size(out))
+			return 0;
+		json_array_foreach(in, i, v)
+			if (!same_skeleton(v, json_array_get(out, i)))
+				return 0;
+		return 1;
+	}
+	return json_is_string(in) || json_equal(in, out);
+}
+
+static int names_secret(const char *s, size_t n)
+{
+	static const char *const words[] = { "cookie", "authorization", "password", "binaryresponseheaders" };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t w = 0; w < 4; w++)
+			if (n - i >= strlen(words[w]) && !strncasecmp(s + i, words[w], strlen(words[w])))
+				return 1;
+	return 0;
+}
+
+/* Does any key or string of v name a secret? */
+static int holds_secret_name(json_t *v)
+{
+	const char *key;
+	json_t *c;
+	size_t i;
+
+	if (json_is_string(v))
+		return names_secret(json_string_value(v), json_string_length(v));
+	json_object_foreach(v, key, c)
+		if (names_secret(key, strlen(key)) || holds_secret_name(c))
+			return 1;
+	json_array_foreach(v, i, c)
+		if (holds_secret_name(c))
+			return 1;
+	return 0;
+}
+
+static void check_body(const char *in, size_t n)
+{
+	size_t outlen = (size_t)-1;
+	char *out = redact_body(in, n, &outlen);
+	json_t *jin = json_loadb(in, n, JSON_ALLOW_NUL, NULL), *jout;
+	char *text = strndup(in, n);
+
+	if (out && outlen != strlen(out))
+		fail("*outlen is not the output's length", text, out);
+	if (!jin) {
+		if (out && strcmp(out, "<redacted: not JSON>"))
+			fail("not JSON in, something other than the withheld mark out", text, out);
+	} else if (!out) {
+		if (holds_secret_name(jin))
+			fail("NULL (nothing to redact) for JSON that names a secret", text, NULL);
+	} else {
+		if (!(jout = json_loadb(out, outlen, JSON_ALLOW_NUL, NULL)))
+			fail("JSON in, not JSON out", text, out);
+		if (!same_skeleton(jin, jout))
+			fail("the output lost or gained members", text, out);
+		json_decref(jout);
+	}
+	json_decref(jin);
+	free(out);
+	free(text);
+}
+
+/* (B) The fuzz input read as choices; past its end, zeros. */
+struct src {
+	const uint8_t *p;
+	size_t n, at;
+};
+
+static unsigned byte(struct src *s)
+{
+	return s->at < s->n ? s->p[s->at++] : 0;
+}
+
+static unsigned pick(struct src *s, unsigned k)
+{
+	return byte(s) % k;
+}
+
+/* Fuzzed ASCII of up to max bytes, none of the bytes in banned, never NUL
+ * (a C string) and never '~' (the marker's). */
+static void text(struct src *s, char *out, size_t max, const char *banned)
+{
+	size_t len = pick(s, (unsigned)max + 1), j = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = (char)(byte(s) & 0x7f);
+		if (!c || c == '~' || strchr(banned, c))
+			c = '.';
+		out[j++] = c;
+	}
+	out[j] = '\0';
+}
+
+/* A secret header's name with case flipped and spaces or tabs around it. */
+static void header_name(struct src *s, char *out)
+{
+	static const char *const names[] = { "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie" };
+	const char *name = names[pick(s, 4)];
+	unsigned flips = byte(s), pad = byte(s);
+	size_t j = 0;
+
+	for (unsigned i = 0; i < (pad & 3); i++)
+		out[j++] = pad & 16 ? '\t' : ' ';
+	for (size_t i = 0; name[i]; i++)
+		out[j++] = (char)((flips >> (i % 8)) & 1 ? name[i] ^ 0x20 * (name[i] >= 'A') : name[i]);
+	for (unsigned i = 0; i < (pad >> 2 & 3); i++)
+		out[j++] = pad & 32 ? '\t' : ' ';
+	out[j] = '\0';
+}
+
+/* A value holding the marker: "pre" MARK "post", fuzzed, no line ends or
+ * the banned bytes. */
+static void secret_value(struct src *s, char *out, const char *banned)
+{
+	char pre[16], post[16];
+
+	text(s, pre, 8, banned);
+	text(s, post, 8, banned);
+	snprintf(out, 64, "%s" MARK "%s", pre, post);
+}
+
+static const char *const eols[] = { "\r\n", "\n", "\r", "", "\r\n\t" };
+
+/* Raw header text into out: fuzzed lines, the secret line, more fuzzed
+ * lines; binary: lines end at NUL (Fetch's binaryResponseHeaders). Returns
+ * its length (NULs included). */
+static size_t header_text(struct src *s, char *out, int binary)
+{
+	char before[40], after[40], name[40], value[64];
+	const char *eol = binary ? "" : eols[pick(s, 3)], *end = binary ? "" : eols[pick(s, 5)];
+	size_t len = 0;
+
+	text(s, before, 32, "");
+	text(s, after, 32, "");
+	header_name(s, name);
+	secret_value(s, value, "\r\n");
+#define CAT(t, n) (memcpy(out + len, (t), (n)), len += (n))
+	CAT(before, strlen(before));
+	CAT(binary ? "" : eol, binary ? 1 : strlen(eol));   /* binary: the NUL itself */
+	CAT(name, strlen(name));
+	if (pick(s, 2))
+		CAT(": ", 2);
+	else
+		CAT(":", 1);
+	CAT(value, strlen(value));
+	CAT(binary ? "" : end, binary ? 1 : strlen(end));
+	CAT(after, strlen(after));
+#undef CAT
+	out[len] = '\0';
+	return len;
+}
+
+static char *b64(const char *s, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = malloc(n / 3 * 4 + 8), *p = o;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned char)s[i] << 16 | (i + 1 < n ? (unsigned char)s[i + 1] << 8 : 0) |
+			     (i + 2 < n ? (unsigned char)s[i + 2] : 0);
+		*p++ = t[v >> 18 & 63];
+		*p++ = t[v >> 12 & 63];
+		*p++ = i + 1 < n ? t[v >> 6 & 63] : '=';
+		*p++ = i + 2 < n ? t[v & 63] : '=';
+	}
+	*p = '\0';
+	return o;
+}
+
+/* Bytes of a base64 string (invalid: NULL). */
+static char *unb64(const char *s, size_t *len)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(s);
+	char *o = malloc(n + 1);
+	unsigned acc = 0, bits = 0;
+
+	*len = 0;
+	while (n && s[n - 1] == '=')
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = strchr(t, s[i]);
+		if (!c || !s[i]) {
+			free(o);
+			return NULL;
+		}
+		acc = acc << 6 | (unsigned)(c - t);
+		if ((bits += 6) >= 8)
+			o[(*len)++] = (char)(acc >> (bits -= 8));
+	}
+	return o;
+}
+
+static int has_mark(const char *p, size_t n)
+{
+	for (size_t i = 0; i + strlen(MARK) <= n; i++)
+		if (!memcmp(p + i, MARK, strlen(MARK)))
+			return 1;
+	return 0;
+}
+
+static json_t *cookie_object(struct src *s)
+{
+	static const char *const ckeys[] = { "domain", "path", "url", "expires", "httpOnly", "secure", "sameSite" };
+	char name[16], value[64];
+	json_t *o = json_object();
+
+	text(s, name, 8, "");
+	secret_value(s, value, "");
+	json_object_set_new(o, "name", json_string(name));
+	json_object_set_new(o, "value", json_string(value));
+	json_object_set_new(o, ckeys[pick(s, 7)], json_string("x"));
+	return o;
+}
+
+/* A one-element array of v. */
+static json_t *one(json_t *v)
+{
+	json_t *a = json_array();
+
+	json_array_append_new(a, v);
+	return a;
+}
+
+/* One secret shape with the marker in it, to be placed under the member
+ * *key (set here). */
+static json_t *shape(struct src *s, const char **key)
+{
+	char buf[512], name[40], value[64], cname[16], attrs[32];
+	json_t *o = json_object();
+	size_t n;
+	char *enc;
+
+	switch (pick(s, 9)) {
+	case 0:   /* Network.Headers */
+		header_name(s, name);
+		secret_value(s, value, "");
+		json_object_set_new(o, name, json_string(value));
+		*key = "headers";
+		return o;
+	case 1:   /* Fetch.HeaderEntry, CacheStorage.Header */
+		header_name(s, name);
+		secret_value(s, value, "");
+		json_object_set_new(o, "name", json_string(name));
+		json_object_set_new(o, "value", json_string(value));
+		*key = pick(s, 2) ? "responseHeaders" : "requestHeaders";
+		return one(o);
+	case 2:   /* raw header text */
+		json_decref(o);
+		header_text(s, buf, 0);
+		*key = pick(s, 2) ? "headersText" : "requestHeadersText";
+		return json_string(buf);
+	case 3:   /* Fetch's binaryResponseHeaders */
+		json_decref(o);
+		n = header_text(s, buf, 1);
+		enc = b64(buf, n);
+		o = json_string(enc);
+		free(enc);
+		*key = "binaryResponseHeaders";
+		return o;
+	case 4:   /* cookie objects: in a cookies array, under cookie, or alone */
+		json_decref(o);
+		switch (pick(s, 3)) {
+		case 0:
+			*key = "cookies";
+			return one(cookie_object(s));
+		case 1:
+			o = json_object();
+			json_object_set_new(o, "cookie", cookie_object(s));
+			*key = "associatedCookies";
+			return one(o);
+		default:   /* Blocked/ExemptedSetCookieWithReason.cookie */
+			*key = "cookie";
+			return cookie_object(s);
+		}
+	case 5:   /* cookie lines */
+		json_decref(o);
+		text(s, cname, 8, "=;:\r\n");
+		secret_value(s, value, ";\r\n");
+		text(s, attrs, 24, "");
+		snprintf(buf, sizeof buf, "%s=%s; Path=/%s", cname, value, pick(s, 2) ? "" : attrs);
+		*key = pick(s, 2) ? "cookieLine" : "rawCookieLine";
+		return json_string(buf);
+	case 6:   /* AuthChallengeResponse */
+		secret_value(s, value, "");
+		json_object_set_new(o, "response", json_string("ProvideCredentials"));
+		json_object_set_new(o, "password", json_string(value));
+		*key = "authChallengeResponse";
+		return o;
+	case 7:   /* Preload.PrerenderMismatchedHeaders */
+		header_name(s, name);
+		secret_value(s, value, "");
+		json_object_set_new(o, "headerName", json_string(name));
+		json_object_set_new(o, pick(s, 2) ? "initialValue" : "activationValue", json_string(value));
+		*key = "mismatchedHeaders";
+		return one(o);
+	default:  /* a header member that is not a string */
+		header_name(s, name);
+		secret_value(s, value, "");
+		json_object_set_new(o, name, one(json_string(value)));
+		*key = "headers";
+		return o;
+	}
+}
+
+static const char *const methods[] = {
+	"Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Fetch.continueRequest",
+	"Audits.issueAdded", "Network.getCookies", "Network.setCookie", "Runtime.evaluate",
+};
+
+/* A message with one secret shape, nested among fuzzed members. */
+static json_t *message(struct src *s)
+{
+	json_t *msg = json_object(), *params = json_object(), *holder = params, *v;
+	unsigned depth = pick(s, 4);
+	const char *key;
+	char junk[16];
+
+	json_object_set_new(msg, "method", json_string(methods[pick(s, 7)]));
+	json_object_set_new(msg, "params", params);
+	for (unsigned d = 0; d < depth; d++) {
+		json_t *next = json_object();
+		text(s, junk, 8, "");
+		json_object_set_new(holder, junk, json_string("before"));
+		text(s, junk, 8, "");
+		json_object_set_new(holder, junk[0] ? junk : "x", pick(s, 2) ? one(next) : next);
+		holder = next;
+	}
+	v = shape(s, &key);
+	text(s, junk, 8, "");
+	json_object_set_new(holder, junk, json_string("after"));
+	json_object_set_new(holder, key, v);
+	return msg;
+}
+
+/* Does the marker survive in v, as text or inside base64? */
+static int marker_in(json_t *v)
+{
+	const char *key;
+	json_t *c;
+	size_t i;
+
+	if (json_is_string(v)) {
+		size_t n;
+		char *raw;
+		json_t *inner;
+		int hit = has_mark(json_string_value(v), json_string_length(v));
+		if (!hit && json_string_value(v)[0] == '{' &&
+		    (inner = json_loads(json_string_value(v), JSON_ALLOW_NUL, NULL))) {
+			hit = marker_in(inner);   /* a wrapped message */
+			json_decref(inner);
+		}
+		if (!hit && (raw = unb64(json_string_value(v), &n))) {
+			hit = has_mark(raw, n);
+			free(raw);
+		}
+		return hit;
+	}
+	json_object_foreach(v, key, c)
+		if (has_mark(key, strlen(key)) || marker_in(c))
+			return 1;
+	json_array_foreach(v, i, c)
+		if (marker_in(c))
+			return 1;
+	return 0;
+}
+
+static void check_shapes(const uint8_t *data, size_t size)
+{
+	struct src s = { data, size, 0 };
+	json_t *msg, *jin, *jout;
+	char *in, *out;
+	size_t outlen;
+
+	if (pick(&s, 8) == 0) {   /* wrapped in Target.sendMessageToTarget */
+		json_t *inner = message(&s), *params = json_object();
+		char *t = json_dumps(inner, JSON_COMPACT);
+		json_decref(inner);
+		msg = json_object();
+		json_object_set_new(msg, "method", json_string(pick(&s, 2) ? "Target.sendMessageToTarget" :
+							      "Target.receivedMessageFromTarget"));
+		json_object_set_new(params, "sessionId", json_string("S"));
+		json_object_set_new(params, "message", json_string(t));
+		json_object_set_new(msg, "params", params);
+		free(t);
+	} else {
+		msg = message(&s);
+	}
+	in = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	out = redact_body(in, strlen(in), &outlen);
+	if (!out)
+		fail("a marker in a secret shape, and nothing redacted", in, NULL);
+	if (!(jout = json_loadb(out, outlen, JSON_ALLOW_NUL, NULL)))
+		fail("a JSON message in, not JSON out", in, out);
+	jin = json_loads(in, JSON_ALLOW_NUL, NULL);
+	if (marker_in(jout))
+		fail("a secret survived", in, out);
+	if (!same_skeleton(jin, jout))
+		fail("the output lost or gained members", in, out);
+	json_decref(jin);
+	json_decref(jout);
+	free(in);
+	free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check_body((const char *)data, size);
+	check_shapes(data, size);
+	return 0;
+}

@@ -1,0 +1,208 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 1: no secret reaches the log with --log-bodies (issue 14.5). Real
+// Chromium traffic with cookies and credentials, driven through cdpproxy by
+// chrome-remote-interface: Set-Cookie from a server with odd spacing and a
+// bare \r, blocked cookies (SameSite=None on http, a foreign Domain, a bad
+// character, an oversized one), an Audits issue with a rawCookieLine,
+// document.cookie, Network.setCookie(s) and getCookies, fetch with an
+// Authorization header, setExtraHTTPHeaders, Fetch.continueRequest with
+// Cookie headers, Fetch.fulfillRequest with binaryResponseHeaders, HTTP
+// Basic auth through Fetch.continueWithAuth, a WebSocket handshake with
+// cookies. Every secret string must be in the traffic the client saw and
+// nowhere in the log file, whose records stay JSON.
+// REDACT_CAPTURE=DIR logs secrets instead (--log-secrets) and writes the
+// bodies that hold them to DIR, one file each: the fuzz corpus of
+// tests/fuzz/corpus/redact/ came from such a run.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 60000 };
+const CAPTURE = process.env.REDACT_CAPTURE || '';
+const b64 = (s) => Buffer.from(s, 'latin1').toString('base64');
+// Every secret, as it would appear in a log line (JSON text).
+const SECRETS = {
+  srv1: 'SECRETsrv1', srv2: 'SECRETsrv2', srv3: 'SECRETsrv3', cr: 'SECRETcr',
+  none: 'SECRETnone', dom: 'SECRETdom', bad: 'SECRETbad', big: 'SECRETbig', na: 'SECRETna',
+  js: 'SECRETjs', cdp: 'SECRETcdp', cdps: 'SECRETcdps', auth: 'SECRETauth', extra: 'SECRETextra',
+  cont: 'SECRETcont', contauth: 'SECRETcontauth', bin: 'SECRETbin', pass: 'SECRETpass', ws: 'SECRETws',
+};
+const BASIC = b64(`user:${SECRETS.pass}`);
+let env;
+let server;
+let seen = ''; // every message the client received, as JSON text
+
+// The page's server, on raw sockets so its headers can be as odd as real
+// servers make them. GET / sets cookies; /data answers; /basic wants HTTP
+// Basic auth; /ws upgrades to a WebSocket and sets a cookie on the way.
+function rawServer() {
+  const bigValue = `${SECRETS.big}${'x'.repeat(5000)}`;
+  const srv = net.createServer((sock) => {
+    let buf = '';
+    sock.on('error', () => {});
+    sock.on('data', (d) => {
+      buf += d.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const req = buf.slice(0, end);
+      buf = '';
+      const url = req.split(' ')[1] || '/';
+      const p = url.split('?')[0];
+      if (p === '/ws') {
+        const key = (/sec-websocket-key: *(\S+)/i.exec(req) || [])[1] || '';
+        const accept = crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+        sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          `Sec-WebSocket-Accept: ${accept}\r\nSet-Cookie: wsc=${SECRETS.ws}\r\n\r\n`);
+        return;
+      }
+      let head = 'HTTP/1.1 200 OK\r\n';
+      let body = '{"ok":1}';
+      if (p === '/') {
+        head += `Set-Cookie: srv1=${SECRETS.srv1}; Path=/\r\n` +
+          `set-cookie:srv2=${SECRETS.srv2}\r\n` +
+          `SET-COOKIE  :  srv3=${SECRETS.srv3} ; Path=/\r\n` +
+          `Set-Cookie: a=1\rSet-Cookie: cr=${SECRETS.cr}\r\n` +
+          `Set-Cookie: none=${SECRETS.none}; SameSite=None\r\n` +
+          `Set-Cookie: dom=${SECRETS.dom}; Domain=example.com\r\n` +
+          `Set-Cookie: bad\x01=${SECRETS.bad}\r\n` +
+          `Set-Cookie: big=${bigValue}\r\n` +
+          `Set-Cookie: na=${SECRETS.na}; Domain=\xf1.example\r\n`;
+        body = `<html><body>cookies<script>document.cookie = "js=${SECRETS.js}";</script></body></html>`;
+      } else if (p === '/basic' && !req.includes(`Basic ${BASIC}`)) {
+        head = 'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm="cdpproxy"\r\n';
+        body = 'who are you';
+      }
+      sock.end(`${head}Content-Type: text/html\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    });
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
+}
+
+test('start chromium, the cookie server and cdpproxy --log-bodies', ALL, async () => {
+  server = await rawServer();
+  env = await h.setup({
+    server: false,
+    proxyArgs: ['--log-bodies=1048576', ...(CAPTURE ? ['--log-secrets'] : [])],
+  });
+});
+
+test('drive a page that sets, sends and is refused cookies and credentials', ALL, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const CDP = h.client('chrome-remote-interface');
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const opts = { host: '127.0.0.1', port: env.port };
+  const target = await CDP.New({ ...opts, url: 'about:blank' });
+  const client = await CDP({ ...opts, target });
+  client.on('event', (m) => { seen += `${JSON.stringify(m)}\n`; });
+  const call = async (method, params) => {
+    seen += `${JSON.stringify({ method, params })}\n`;
+    const r = await client.send(method, params);
+    seen += `${JSON.stringify(r)}\n`;
+    return r;
+  };
+  const evaluate = (expression) => call('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+  try {
+    await call('Network.enable');
+    await call('Audits.enable');
+    await call('Page.enable');
+    const loaded = client.Page.loadEventFired();
+    await call('Page.navigate', { url: `${origin}/` });
+    await loaded;
+    await call('Network.setCookie', { name: 'cdp', value: SECRETS.cdp, url: origin });
+    await call('Network.setCookies', { cookies: [{ name: 'cdps', value: SECRETS.cdps, url: origin }] });
+    // The page makes the secret: a client's own script text is not redacted.
+    const split = (s) => `'${s.slice(0, 6)}' + '${s.slice(6)}'`;
+    await evaluate(`fetch('/data?auth', { headers: { Authorization: 'Bearer ' + ${split(SECRETS.auth)} } }).then((r) => r.text())`);
+    await call('Network.setExtraHTTPHeaders', { headers: { Authorization: `Bearer ${SECRETS.extra}` } });
+    await evaluate("fetch('/data?extra').then((r) => r.text())");
+    await call('Network.setExtraHTTPHeaders', { headers: {} });
+    await call('Network.getCookies', { urls: [origin] });
+
+    // Fetch: rewrite one request's headers, answer another, and log in.
+    client.Fetch.requestPaused(async ({ requestId, request }) => {
+      try {
+        if (request.url.includes('/fulfilled')) {
+          await call('Fetch.fulfillRequest', {
+            requestId, responseCode: 200, body: b64('{"ok":2}'),
+            binaryResponseHeaders: b64(`Set-Cookie: bin=${SECRETS.bin}\0Content-Type: application/json`),
+          });
+        } else if (request.url.includes('/continued')) {
+          await call('Fetch.continueRequest', {
+            requestId,
+            headers: [{ name: 'Cookie', value: `c=${SECRETS.cont}` }, { name: 'Authorization', value: SECRETS.contauth }],
+          });
+        } else {
+          await call('Fetch.continueRequest', { requestId });
+        }
+      } catch { /* the page went on */ }
+    });
+    client.Fetch.authRequired(async ({ requestId }) => {
+      await call('Fetch.continueWithAuth', {
+        requestId, authChallengeResponse: { response: 'ProvideCredentials', username: 'user', password: SECRETS.pass },
+      }).catch(() => {});
+    });
+    await call('Fetch.enable', { patterns: [{ urlPattern: '*' }], handleAuthRequests: true });
+    await evaluate("fetch('/fulfilled').then((r) => r.text())");
+    await evaluate("fetch('/continued').then((r) => r.text())");
+    const basic = await evaluate("fetch('/basic').then((r) => r.status)");
+    assert.equal(basic.result.value, 200, 'HTTP Basic auth through Fetch.continueWithAuth');
+    await call('Fetch.disable');
+    await evaluate(`new Promise((resolve) => { const w = new WebSocket('ws://127.0.0.1:${server.address().port}/ws');
+      w.onopen = () => { w.close(); resolve('open'); }; w.onerror = () => resolve('error'); })`);
+    await h.sleep(300); // the last ExtraInfo and Audits events
+    await call('Network.getCookies', { urls: [origin] });
+  } finally {
+    await client.close();
+  }
+  await CDP.Close({ ...opts, id: target.id });
+  for (const [name, secret] of Object.entries(SECRETS)) {
+    assert.ok(seen.includes(secret), `the traffic carried secret ${name}`);
+  }
+  assert.ok(seen.includes(BASIC), 'the traffic carried the Basic credentials');
+});
+
+test('no secret in the log; every record JSON; redacted records say so', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const result = await env.stopProxy();
+  const records = h.checkProxyExit(assert, result, env.proxy.logPath);
+  const text = fs.readFileSync(env.proxy.logPath, 'latin1');
+  const bodies = records.filter((r) => typeof r.body === 'string');
+  if (CAPTURE) {
+    fs.mkdirSync(CAPTURE, { recursive: true });
+    let n = 0;
+    for (const r of bodies) {
+      if (!/SECRET|binaryResponseHeaders|Basic /.test(r.body)) continue;
+      const name = `${(r.method || r.kind).replace(/[^A-Za-z.]/g, '')}-${r.dir}-${String(++n).padStart(2, '0')}.json`;
+      // The oversized cookie, shortened to keep inputs under the fuzzer's max_len.
+      fs.writeFileSync(path.join(CAPTURE, name), r.body.replace(/x{5000}/g, 'x'.repeat(40)));
+    }
+    t.diagnostic(`${n} bodies written to ${CAPTURE}`);
+    return;
+  }
+  const leaked = Object.keys(SECRETS).filter((name) => text.includes(SECRETS[name]));
+  const first = leaked.length ? text.indexOf(SECRETS[leaked[0]]) : 0;
+  assert.deepEqual(leaked, [], `secrets in the log; the first: ${text.slice(Math.max(0, first - 300), first + 100)}`);
+  assert.equal(text.indexOf(BASIC), -1, 'the Basic credentials are not in the log');
+  for (const r of bodies) {
+    if (r.truncated) continue;
+    assert.doesNotThrow(() => JSON.parse(r.body), `a logged body stays JSON: ${r.body.slice(0, 200)}`);
+  }
+  // The shapes were there to redact: each must have come through the log.
+  for (const shape of ['associatedCookies', 'blockedCookies', 'cookieLine', 'rawCookieLine', 'headersText', 'requestHeadersText',
+    'binaryResponseHeaders', 'authChallengeResponse', 'Network.setCookies', 'webSocketHandshakeResponseReceived']) {
+    assert.ok(bodies.some((r) => r.redacted && r.body.includes(shape)), `a redacted record holds ${shape}`);
+  }
+});
+
+test('stop everything', ALL, async (t) => {
+  if (!env) return t.skip('setup failed');
+  await env.teardown();
+  await new Promise((resolve) => server.close(resolve));
+});

@@ -1,0 +1,126 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 1: log faults (issue 14.7, 14.9). Bytes that are not UTF-8 in a close
+// reason and in a path still give whole records. A log that cannot be written
+// is not ignored: with
+// `--log /dev/full` the proxy forwards a few thousand commands from a real
+// client to Chromium while every record is lost: stderr says so once a
+// second at most and gives the total at the end; /proxy/stats counts the lost
+// records and the exit status is 1. With --log-required the first lost
+// record stops the proxy.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 60000 };
+let chrome;
+
+// The proxy's pid, its output so far, and a way to stop it, with args.
+async function proxyWith(args) {
+  return h.startProxy({ upstreamPort: chrome.port, args });
+}
+
+// n Runtime.evaluate round trips on a page connection through the proxy.
+async function drive(proxy, n) {
+  const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
+  const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
+  let done = 0;
+  try {
+    for (let i = 0; i < n; i += 50) {
+      const batch = [];
+      for (let k = 0; k < 50 && i + k < n; k++) batch.push(cdp.call('Runtime.evaluate', { expression: `${i + k}` }));
+      await Promise.all(batch);
+      done += batch.length;
+    }
+  } finally {
+    await cdp.close().catch(() => {});
+  }
+  return done;
+}
+
+test('start chromium', ALL, async () => {
+  chrome = await h.startChrome();
+});
+
+test('a close reason and a path that are not UTF-8: whole records', { ...ALL}, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const proxy = await proxyWith([]);
+  const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
+  const ws = await h.wsConnect(target.webSocketDebuggerUrl);
+  ws.on('error', () => {}); // the proxy may answer with a reason ws refuses
+  const closed = new Promise((resolve) => ws.once('close', resolve));
+  ws._socket.write(Buffer.from([0x88, 0x86, 0, 0, 0, 0, 0x03, 0xe8, 0x62, 0xff, 0x79, 0xfe])); // 1000 "b\xffy\xfe"
+  await closed;
+  // lws decodes %ff in the path; the proxy encodes it again (access_encode).
+  const bad = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/${target.id}%ff`).catch(() => null);
+  if (bad) bad.terminate();
+  await h.sleep(300);
+  const result = await proxy.stop();
+  const records = h.checkProxyExit(assert, result, proxy.logPath);
+  assert.ok(records.every((r) => !r.fields_invalid), `no record lost its fields: ${JSON.stringify(records.filter((r) => r.fields_invalid))}`);
+  assert.ok(records.some((r) => r.kind === 'close' && r.reason === 'b\ufffdy\ufffd'), 'the close reason, each bad byte U+FFFD');
+  assert.ok(records.some((r) => r.kind === 'open' && /%FF$/i.test(r.path)), 'the path, its bad byte encoded again as %FF');
+  proxy.removeDir();
+});
+
+test('--log /dev/full: forwarding goes on, stderr says so once a second at most', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const proxy = await proxyWith(['--log', '/dev/full', '--log-bodies']);
+  const mode = fs.statSync('/dev/full').mode & 0o777;
+  const start = Date.now();
+  const done = await drive(proxy, 3000);
+  await h.sleep(1500);   // past a report interval: the writer gets a second report in
+  const secs = (Date.now() - start) / 1000;
+  assert.equal(done, 3000, 'every command answered while the log loses its records');
+  const stats = await h.getJSON(`${proxy.httpURL}/proxy/stats`);
+  const result = await proxy.stop();
+  // Its last stderr bytes may come after its exit: read to the end.
+  if (!proxy.child.stderr.closed) {
+    await Promise.race([new Promise((resolve) => proxy.child.stderr.once('close', resolve)), h.sleep(5000)]);
+  }
+  result.stderr = proxy.stderr();
+  const lines = result.stderr.split('\n').filter((l) => l.includes('log write failed'));
+  t.diagnostic(`exit ${result.code} ${result.signal} timedOut ${result.timedOut}`);
+  t.diagnostic(`${lines.length} stderr lines in ${secs.toFixed(1)} s; last: ${lines[lines.length - 1]}`);
+  assert.ok(lines.length >= 2, `stderr says records are lost: ${result.stderr.slice(0, 400)}`);
+  assert.ok(lines.length <= Math.ceil(secs) + 2, `one line a second at most, and the total: ${lines.length} in ${secs} s`);
+  assert.match(result.stderr, /records lost in all/, 'the total at the end');
+  assert.equal(fs.statSync('/dev/full').mode & 0o777, mode, '/dev/full keeps its mode');
+  await t.test('/proxy/stats counts the lost records; exit status 1', () => {
+    assert.ok(stats.log_lost_records >= 6000, `log_lost_records: ${stats.log_lost_records}`);
+    assert.equal(result.code, 1, `exit status 1: ${JSON.stringify({ code: result.code, signal: result.signal })}`);
+  });
+  proxy.removeDir();
+});
+
+test('--log-required: the first lost record stops the proxy', { ...ALL}, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const help = spawnSync(h.PROXY_BIN, ['--help'], { encoding: 'utf8' });
+  assert.match(`${help.stdout}${help.stderr}`, /--log-required/, 'the proxy has --log-required');
+  const proxy = await proxyWith(['--log', '/dev/full', '--log-required']);
+  const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
+  const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
+  const until = Date.now() + 10000;
+  let closed;
+  try {
+    while (Date.now() < until) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => cdp.call('Runtime.evaluate', { expression: `${i}` })));
+    }
+  } catch (e) {
+    closed = e.close || cdp.closeInfo;
+  }
+  await h.waitFor(() => proxy.exited(), { timeout: 10000, what: 'the proxy to stop' });
+  const result = await proxy.stop();
+  assert.equal(result.code, 1, `exit status 1: ${result.stderr.slice(0, 400)}`);
+  assert.ok(closed && [1001, 1011].includes(closed.code), `the client's connection closed by the proxy: ${JSON.stringify(closed)}`);
+  proxy.removeDir();
+});
+
+test('stop chromium', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  await chrome.stop();
+});
