@@ -69,8 +69,8 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 
 int downstream_take(struct proxy *px, struct lws *wsi)
 {
-	char key[64] = "", uri[1024] = "", path[2048], accept[29];
-	char resp[160];
+	char key[64] = "", uri[1024] = "", path[2048];
+	char resp[WSFRAME_ANSWER_MAX];
 	const char *why;
 	lws_adopt_desc_t ad;
 	struct lws *down;
@@ -94,10 +94,7 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	/* A client sends nothing before this answer (RFC 6455 4.1), so lws
 	 * has read nothing past the request (what one sent with its request
 	 * regardless would be lost: lws 4.1.6 has no way to hand it over). */
-	wsframe_accept_key(key, strlen(key), accept);
-	n = snprintf(resp, sizeof resp, "HTTP/1.1 101 Switching Protocols\r\n"
-		     "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-		     accept);
+	n = (int)wsframe_server_answer(resp, key, strlen(key));
 	/* The first bytes on the socket since the request: it takes them all. */
 	if (util_send_some(lws_get_socket_fd(down), resp, (size_t)n) < n) {
 		lws_set_timeout(down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);

@@ -91,7 +91,7 @@ int echo_http(struct echo_conn *c)
 	size_t avail = c->in_len - c->in_off;
 	const char *end = memmem(p, avail, "\r\n\r\n", 4);
 	struct request r;
-	char host[300], body[2048], page[1024], accept[29];
+	char host[300], body[2048], page[1024], answer[WSFRAME_ANSWER_MAX];
 
 	if (!end)
 		return avail > HEAD_MAX ? -1 : 1;
@@ -103,9 +103,7 @@ int echo_http(struct echo_conn *c)
 	else
 		snprintf(host, sizeof host, "127.0.0.1:%d", c->srv->port);
 	if (!strncmp(r.path, "/devtools/", 10) && !strcasecmp(r.upgrade, "websocket") && *r.key) {
-		wsframe_accept_key(r.key, strlen(r.key), accept);
-		evbuffer_add_printf(c->out, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-				    "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept);
+		evbuffer_add(c->out, answer, wsframe_server_answer(answer, r.key, strlen(r.key)));
 		c->upgraded = 1;
 		return 0;
 	}
