@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cdp-load/wire.h"
+#include "wire.h"
 
 struct echo {
 	struct event_base *base;

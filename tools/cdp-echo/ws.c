@@ -25,7 +25,7 @@ static void put_padded(struct echo_conn *c, const char *prefix, size_t plen, uin
 		       unsigned phase)
 {
 	uint64_t pad = total - plen - WIRE_SUFFIX_LEN;
-	const char *pat = wire_pattern(pad) + phase;
+	const char *pat = pattern_get(pad) + phase;
 	unsigned char hdr[WSFRAME_HEADER_MAX];
 	size_t hl = wsframe_header(hdr, WSFRAME_TEXT, 1, total, NULL);
 
@@ -121,7 +121,7 @@ static int parse_fast(const char *m, size_t len, struct cmd *k)
 		k->echo = 1;
 		k->pad = p;
 		k->pad_len = (size_t)(end - p) - WIRE_SUFFIX_LEN;
-		k->bad_pad = memcmp(k->pad, wire_pattern(k->pad_len) + wire_phase(id), k->pad_len) != 0;
+		k->bad_pad = memcmp(k->pad, pattern_get(k->pad_len) + wire_phase(id), k->pad_len) != 0;
 	} else if (k->method_len == 10 && !memcmp(k->method, "Echo.flood", 10)) {
 		if (!lit(&p, end, "\"count\":") || !num(&p, end, &k->count) ||
 		    !lit(&p, end, ",\"size\":") || !num(&p, end, &k->size) || !lit(&p, end, "}}") || p != end)

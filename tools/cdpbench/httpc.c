@@ -15,12 +15,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "pattern.h"
 #include "util.h"
 
 #define IO_CHUNK (256 * 1024)
 #define HEAD_MAX 16384
 
-static char pattern[IO_CHUNK];
+
 
 int httpc_connect(struct httpc *h, const char *host, int port, int timeout_ms,
 		  char *err, size_t errlen)
@@ -150,9 +151,6 @@ int httpc_exchange(struct httpc *h, const char *method, const char *path,
 	char *end, *cl, *te, *conn;
 
 	memset(resp, 0, sizeof *resp);
-	if (!pattern[0])
-		for (size_t i = 0; i < sizeof pattern; i++)
-			pattern[i] = (char)('A' + i % 26);
 	if (body_len || !strcmp(method, "POST") || !strcmp(method, "PUT"))
 		snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %llu\r\n"
 			 "Content-Type: application/octet-stream\r\n%s\r\n", method, path, h->host,
@@ -164,7 +162,7 @@ int httpc_exchange(struct httpc *h, const char *method, const char *path,
 		return -1;
 	for (uint64_t sent = 0; sent < body_len; ) {
 		size_t n = body_len - sent < IO_CHUNK ? (size_t)(body_len - sent) : IO_CHUNK;
-		if (write_all(h, body ? (const char *)body + sent : pattern, n, err, errlen) < 0)
+		if (write_all(h, body ? (const char *)body + sent : pattern_get(IO_CHUNK), n, err, errlen) < 0)
 			return -1;
 		sent += n;
 	}

@@ -1,36 +1,8 @@
-/* wire: the byte pattern and the message layouts shared by cdp-load and
- * cdp-echo (cdp-echo compiles this file too); framing is proxy/wsframe.c. */
+/* wire: the message layouts shared by cdp-load and cdp-echo; the pattern
+ * is pattern.c's, framing proxy/wsframe.c's. */
 #include "wire.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-
-const char *wire_pattern(size_t n)
-{
-	static char *pat;
-	static size_t filled;
-
-	if (!pat) {
-		/* Reserved once, filled on demand: references into it stay valid. */
-		void *p = mmap(NULL, WIRE_PATTERN_MAX + 64, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED) {
-			perror("mmap");
-			abort();
-		}
-		pat = p;
-	}
-	if (n > WIRE_PATTERN_MAX) {
-		fprintf(stderr, "wire: pattern of %zu bytes is over 1 GiB\n", n);
-		abort();
-	}
-	for (; filled < n + WIRE_PERIOD; filled++)
-		pat[filled] = (char)('a' + filled % WIRE_PERIOD);
-	return pat;
-}
 
 /* Appends s (a literal) at o; returns the bytes written. */
 #define PUT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
