@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <event2/event.h>
-
-#define HTTP1_HEAD_MAX 16384       /* request line and headers */
 
 struct http1_conn;
 
@@ -45,9 +42,10 @@ struct http1_server;
 
 /* Listens on host:port (0: any free port; the chosen one in *bound_port).
  * NULL with a reason in err. */
-struct http1_server *http1_listen(struct event_base *base, const char *host, int port,
-				  const struct http1_handler *h, int *bound_port,
-				  char *err, size_t errlen);
+struct http1_server *http1_listen(const char *host, int port, const struct http1_handler *h,
+				  int *bound_port, char *err, size_t errlen);
+/* Serves until SIGINT or SIGTERM. */
+void http1_run(struct http1_server *s);
 void http1_close(struct http1_server *s);
 
 /* Answers r with a body of len bytes (copied). */
