@@ -44,15 +44,28 @@ static size_t put_session(char *o, const char *session, size_t slen)
 	return n + slen + 1;
 }
 
-size_t wire_command_prefix(char *out, uint64_t id, const char *session, size_t slen,
-			   uint64_t result_size)
+/* {"id":N,"method":"M"[,"sessionId":"S"],"params":{ with m the method
+ * already quoted. */
+static size_t put_command(char *out, uint64_t id, const char *m, size_t mlen,
+			  const char *session, size_t slen)
 {
 	size_t n = PUT(out, "{\"id\":");
 
 	n += put_u64(out + n, id);
-	n += PUT(out + n, ",\"method\":\"Echo.echo\"");
+	n += PUT(out + n, ",\"method\":");
+	memcpy(out + n, m, mlen);
+	n += mlen;
 	n += put_session(out + n, session, slen);
-	n += PUT(out + n, ",\"params\":{\"size\":");
+	n += PUT(out + n, ",\"params\":{");
+	return n;
+}
+
+size_t wire_command_prefix(char *out, uint64_t id, const char *session, size_t slen,
+			   uint64_t result_size)
+{
+	size_t n = put_command(out, id, "\"Echo.echo\"", 11, session, slen);
+
+	n += PUT(out + n, "\"size\":");
 	n += put_u64(out + n, result_size);
 	n += PUT(out + n, ",\"pad\":\"");
 	return n;
@@ -85,12 +98,9 @@ size_t wire_event_prefix(char *out, const char *session, size_t slen, int64_t fl
 size_t wire_flood_command(char *out, uint64_t id, const char *session, size_t slen,
 			  uint64_t count, uint64_t size)
 {
-	size_t n = PUT(out, "{\"id\":");
+	size_t n = put_command(out, id, "\"Echo.flood\"", 12, session, slen);
 
-	n += put_u64(out + n, id);
-	n += PUT(out + n, ",\"method\":\"Echo.flood\"");
-	n += put_session(out + n, session, slen);
-	n += PUT(out + n, ",\"params\":{\"count\":");
+	n += PUT(out + n, "\"count\":");
 	n += put_u64(out + n, count);
 	n += PUT(out + n, ",\"size\":");
 	n += put_u64(out + n, size);
