@@ -13,7 +13,6 @@ struct echo {
 	struct evserve server;
 	uint64_t result_size;       /* result size for commands that do not ask */
 	uint64_t max_message;
-	int port;
 	uint64_t commands, events, bad;  /* counted for the summary at exit */
 };
 

@@ -9,10 +9,10 @@
 #define BROWSER_ID "e0000000-0000-4000-8000-000000000001"
 #define PAGE_ID "E0000000000000000000000000000001"
 
-static int reply(struct echo_conn *c, const char *status, const char *type, const char *body)
+static int reply(struct echo_conn *c, int status, const char *type, const char *body)
 {
-	evbuffer_add_printf(c->conn.out, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			    "Connection: close\r\n\r\n%s", status, type, strlen(body), body);
+	evserve_http_head(&c->conn, status, type, strlen(body), 0);
+	evbuffer_add(c->conn.out, body, strlen(body));
 	c->closing = 1;
 	return 0;
 }
@@ -54,7 +54,7 @@ int echo_http(struct echo_conn *c)
 		return 1;  /* no bytes: not the end of the stream */
 	if ((used = httpmsg_feed(m, (const char *)c->in + c->in_off, c->in_len - c->in_off, err,
 				 sizeof err)) < 0)
-		return reply(c, "400 Bad Request", "text/plain", "bad request\n");
+		return reply(c, 400, "text/plain", "bad request\n");
 	c->in_off += (size_t)used;
 	if (!m->done)
 		return 1;
@@ -71,7 +71,7 @@ int echo_http(struct echo_conn *c)
 	if ((host = httpmsg_header(m, "host")) && *host)
 		snprintf(own, sizeof own, "%.255s", host);
 	else
-		snprintf(own, sizeof own, "127.0.0.1:%d", c->srv->port);
+		snprintf(own, sizeof own, "127.0.0.1:%d", c->conn.srv->port);
 	host = own;
 	page_json(page, sizeof page, host);
 	if (path_is(path, version)) {
@@ -79,21 +79,21 @@ int echo_http(struct echo_conn *c)
 			 "{\"Browser\":\"cdp-echo/0.1\",\"Protocol-Version\":\"1.3\",\"User-Agent\":"
 			 "\"cdp-echo\",\"V8-Version\":\"0\",\"WebKit-Version\":\"0\","
 			 "\"webSocketDebuggerUrl\":\"ws://%s/devtools/browser/" BROWSER_ID "\"}\n", host);
-		return reply(c, "200 OK", "application/json; charset=UTF-8", body);
+		return reply(c, 200, "application/json; charset=UTF-8", body);
 	}
 	if (path_is(path, list)) {
 		snprintf(body, sizeof body, "[%s]\n", page);
-		return reply(c, "200 OK", "application/json; charset=UTF-8", body);
+		return reply(c, 200, "application/json; charset=UTF-8", body);
 	}
 	if (path_is(path, protocol))
-		return reply(c, "200 OK", "application/json; charset=UTF-8", "{\"domains\":[]}\n");
+		return reply(c, 200, "application/json; charset=UTF-8", "{\"domains\":[]}\n");
 	if (!strncmp(path, "/json/new", 9)) {
 		snprintf(body, sizeof body, "%s\n", page);
-		return reply(c, "200 OK", "application/json; charset=UTF-8", body);
+		return reply(c, 200, "application/json; charset=UTF-8", body);
 	}
 	if (!strncmp(path, "/json/activate/", 15))
-		return reply(c, "200 OK", "text/plain", "Target activated");
+		return reply(c, 200, "text/plain", "Target activated");
 	if (!strncmp(path, "/json/close/", 12))
-		return reply(c, "200 OK", "text/plain", "Target is closing");
-	return reply(c, "404 Not Found", "text/plain", "not found\n");
+		return reply(c, 200, "text/plain", "Target is closing");
+	return reply(c, 404, "text/plain", "not found\n");
 }

@@ -192,8 +192,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cdp-echo: %s\n", err);
 		return 1;
 	}
-	srv.port = srv.server.port;
-	fprintf(stderr, "cdp-echo: listening on http://%s:%d\n", host, srv.port);
+	fprintf(stderr, "cdp-echo: listening on http://%s:%d\n", host, srv.server.port);
 	evserve_run(&srv.server);
 	fprintf(stderr, "cdp-echo: %" PRIu64 " commands, %" PRIu64 " events, %" PRIu64
 		" bad commands\n", srv.commands, srv.events, srv.bad);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <event2/listener.h>
+#include <http_parser.h>   /* http_status_str */
 
 #include "util.h"
 
@@ -102,6 +103,15 @@ int evserve_open(struct evserve *s, const char *host, int port, const struct evs
 void evserve_run(struct evserve *s)
 {
 	event_base_dispatch(s->base);
+}
+
+void evserve_http_head(struct evserve_conn *c, int status, const char *content_type,
+		       uint64_t len, int keep_alive)
+{
+	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n"
+			    "Cache-Control: no-store\r\nConnection: %s\r\n\r\n", status,
+			    http_status_str((enum http_status)status), content_type,
+			    (unsigned long long)len, keep_alive ? "keep-alive" : "close");
 }
 
 void evserve_conn_free(struct evserve_conn *c)

@@ -5,6 +5,7 @@
 #define TOOLS_EVSERVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -45,6 +46,11 @@ int evserve_open(struct evserve *s, const char *host, int port, const struct evs
 
 /* Runs the loop until SIGINT or SIGTERM. */
 void evserve_run(struct evserve *s);
+
+/* Queues an HTTP/1.1 answer's head (status, Content-Type, Content-Length,
+ * no caching, whether the connection stays) on c->out; the body follows. */
+void evserve_http_head(struct evserve_conn *c, int status, const char *content_type,
+		       uint64_t len, int keep_alive);
 
 /* Closes c and frees it (on_free first). */
 void evserve_conn_free(struct evserve_conn *c);

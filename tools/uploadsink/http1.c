@@ -43,28 +43,6 @@ struct http1_conn {
 	int close_after;
 };
 
-static const char *status_text(int status)
-{
-	switch (status) {
-	case 200: return "OK";
-	case 204: return "No Content";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 413: return "Content Too Large";
-	case 431: return "Request Header Fields Too Large";
-	default: return "Error";
-	}
-}
-
-static void write_head(struct http1_conn *c, int status, const char *content_type, uint64_t len)
-{
-	evbuffer_add_printf(c->conn.out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n"
-			    "Cache-Control: no-store\r\nConnection: %s\r\n\r\n", status,
-			    status_text(status), content_type, (unsigned long long)len,
-			    c->close_after ? "close" : "keep-alive");
-}
-
 void http1_respond(struct http1_req *r, int status, const char *content_type,
 		   const void *body, size_t len)
 {
@@ -72,7 +50,7 @@ void http1_respond(struct http1_req *r, int status, const char *content_type,
 
 	if (!r->keep_alive)
 		c->close_after = 1;
-	write_head(c, status, content_type, len);
+	evserve_http_head(&c->conn, status, content_type, len, !c->close_after);
 	evbuffer_add(c->conn.out, body, len);
 	event_add(c->conn.wr, NULL);
 }
@@ -84,7 +62,7 @@ void http1_respond_pattern(struct http1_req *r, int status, const char *content_
 
 	if (!r->keep_alive)
 		c->close_after = 1;
-	write_head(c, status, content_type, bytes);
+	evserve_http_head(&c->conn, status, content_type, bytes, !c->close_after);
 	c->pattern_left = bytes;
 	c->pattern_done = done;
 	c->pattern_arg = arg;
@@ -109,29 +87,6 @@ static void request_done(struct http1_conn *c)
 	c->srv->h.on_done(&c->req, c->srv->h.arg);
 }
 
-/* Counts (and keeps, if asked) n body bytes that arrived at now. */
-static void body_bytes(struct http1_conn *c, const char *buf, size_t n, uint64_t now)
-{
-	struct http1_req *r = &c->req;
-
-	if (!n)
-		return;
-	if (!r->body_bytes)
-		r->first_body_us = now;
-	r->last_body_us = now;
-	r->body_bytes += n;
-	if (!r->keep_max)
-		return;
-	if (r->body_len + n > r->keep_max) {
-		r->body_too_large = 1;
-		return;
-	}
-	r->body = xrealloc(r->body, r->body_len + n + 1);
-	memcpy(r->body + r->body_len, buf, n);
-	r->body_len += n;
-	r->body[r->body_len] = '\0';
-}
-
 static void on_head(struct httpmsg *m)
 {
 	struct http1_conn *c = m->user;
@@ -142,11 +97,7 @@ static void on_head(struct httpmsg *m)
 	snprintf(r->path, sizeof r->path, "%.*s", (int)(q ? (size_t)(q - m->target) : strlen(m->target)),
 		 m->target);
 	snprintf(r->query, sizeof r->query, "%s", q ? q + 1 : "");
-	if ((v = httpmsg_header(m, "content-type")))
-		snprintf(r->content_type, sizeof r->content_type, "%s", v);
 	r->keep_alive = m->keep_alive;
-	r->chunked = m->chunked;
-	r->content_length = m->content_length;
 	r->head_us = c->now;
 	if ((v = httpmsg_header(m, "expect")) && strcasestr(v, "100-continue")) {
 		/* curl waits a second for this before sending a large body. */
@@ -156,11 +107,26 @@ static void on_head(struct httpmsg *m)
 	c->srv->h.on_head(r, c->srv->h.arg);
 }
 
+/* Counts (and keeps, if asked) n body bytes, which arrived at c->now. */
 static void on_body(struct httpmsg *m, const char *p, size_t n)
 {
 	struct http1_conn *c = m->user;
+	struct http1_req *r = &c->req;
 
-	body_bytes(c, p, n, c->now);
+	if (!r->body_bytes)
+		r->first_body_us = c->now;
+	r->last_body_us = c->now;
+	r->body_bytes += n;
+	if (!r->keep_max)
+		return;
+	if (r->body_len + n > r->keep_max) {
+		r->body_too_large = 1;
+		return;
+	}
+	r->body = xrealloc(r->body, r->body_len + n + 1);
+	memcpy(r->body + r->body_len, p, n);
+	r->body_len += n;
+	r->body[r->body_len] = '\0';
 }
 
 static void start_request(struct http1_conn *c)
@@ -168,7 +134,6 @@ static void start_request(struct http1_conn *c)
 	free(c->req.body);
 	memset(&c->req, 0, sizeof c->req);
 	c->req.conn = c;
-	c->req.content_length = -1;
 	httpmsg_init(&c->msg, 0);
 	c->msg.on_head = on_head;
 	c->msg.on_body = on_body;

@@ -15,10 +15,7 @@ struct http1_req {
 	char method[16];
 	char path[2048];             /* without the query */
 	char query[2048];            /* after '?', or "" */
-	char content_type[128];
 	int keep_alive;
-	int chunked;                 /* Transfer-Encoding: chunked */
-	int64_t content_length;      /* -1 when absent */
 	uint64_t head_us;            /* the request head was complete */
 	uint64_t first_body_us;      /* the read that brought the first body byte */
 	uint64_t last_body_us;       /* the read that brought the last body byte */
