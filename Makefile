@@ -17,14 +17,15 @@ libs    = $(shell pkg-config --libs $(filter-out http_parser,$(1)) 2>/dev/null) 
 LIBS_PROXY := libwebsockets jansson
 LIBS_cdpbench := libwebsockets jansson http_parser
 LIBS_cdp-echo := libevent libwebsockets jansson http_parser
-LIBS_cdp-load := libevent libwebsockets
+LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
 LIBS_UNIT := libwebsockets jansson libevent http_parser
 B       := build
 
-LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
-LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o)
+# The programs' main()s stay out of the library.
+LIB_SRC := $(filter-out proxy/main.c proxy/wrapper_main.c,$(wildcard proxy/*.c))
+LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
 # What the tools share (tools/common/) is a library of its own, linked before
 # libcdpproxy.a, whose modules it uses.
 TLIB_SRC := $(wildcard tools/common/*.c)
@@ -35,7 +36,7 @@ TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
 .PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
-all: $(B)/cdpproxy $(UNIT) $(TOOLS)
+all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
 $(B)/obj/%.o: proxy/%.c
@@ -44,9 +45,22 @@ $(B)/obj/%.o: proxy/%.c
 $(B)/obj/common/%.o: tools/common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/common -MMD -MP -c -o $@ $<
--include $(wildcard $(B)/obj/*.d $(B)/obj/common/*.d)
-# Dependency files are made by the compiler, never by the rules below.
 $(B)/obj/%.d: ;
+
+# The dashboard page, built into the binary as the bytes of a C array.
+$(B)/gen/dashboard_html.c: proxy/dashboard.html
+	@mkdir -p $(@D)
+	{ echo '/* Generated from proxy/dashboard.html by the Makefile. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char dashboard_html[];'; \
+	  echo 'extern const size_t dashboard_html_len;'; \
+	  echo 'const unsigned char dashboard_html[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; } > $@
+$(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+-include $(wildcard $(B)/obj/*.d $(B)/obj/common/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -57,6 +71,10 @@ $(B)/libtools.a: $(TLIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
+
+# What a client launches as if it were Chromium (proxy/wrapper*.c).
+$(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics.

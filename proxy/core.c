@@ -20,6 +20,7 @@ void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t que
 	core->log = lg;
 	core->queue_bytes = queue_bytes;
 	core->pending_max = PENDING_MAX_DEFAULT;
+	core->control_domain = 1;
 	core_set_policy(core, p ? p : policy_passthrough(), "start");
 }
 
@@ -42,6 +43,8 @@ void core_set_policy(struct core *core, struct policy *p, const char *source)
 		log_event(core->log, 0, "policy", json_pack("{s:s, s:s, s:s}", "name", p->name,
 			  "source", p->source, "via", source));
 	}
+	if (core->tail)
+		tail_note(core->tail, "policy", 0, p->name, core->policy_since_us);
 	for (struct core_conn *cc = core->conns; cc; cc = cc->next)
 		route_sync(cc);
 }

@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "sessions.h"
 #include "stats.h"
+#include "tail.h"
 
 /* The client, Chrome; NOBODY: a producer no leg stands for (a policy
  * switch), which nothing pauses. Only DOWN and UP index arrays. */
@@ -33,6 +34,10 @@ struct core {
 	struct log *log;              /* NULL: no log */
 	uint64_t queue_bytes;         /* per direction: past it, the producer is paused */
 	size_t pending_max;           /* commands awaiting an answer per connection */
+	int control_domain;           /* CDPProxy.* commands are answered (control.h) */
+	const char *policy_dir;       /* where a policy name finds NAME.json */
+	uint64_t marks;               /* CDPProxy.mark records written */
+	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
 	struct core_conn *conns;      /* live connections, newest first */
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "conn.h"
+#include "control.h"
 #include "discovery.h"
 #include "proxy.h"
 #include "util.h"
@@ -108,7 +109,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		return;
 	}
 	if (name && json_object_size(doc) == 1)
-		p = proxy_policy_by_name(px, name, err, sizeof err);
+		p = control_policy_by_name(&px->core, name, err, sizeof err);
 	else
 		p = policy_parse(doc, "put", "PUT /proxy/policy", err, sizeof err);
 	json_decref(doc);

@@ -1,7 +1,8 @@
 /* launch: starts headless Chromium with a fresh profile, and stops it. */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE   /* close_range */
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,17 +73,93 @@ static int read_port(const char *profile)
 
 extern char **environ;
 
-static pid_t spawn(const struct launch_opts *o, const char *profile)
+void launch_die_with_parent(pid_t parent)
 {
-	char dirflag[4200], logpath[4200], tmpdir[4200];
-	const char *path = o->path;
-	const char **argv = xcalloc(N_BASE + (size_t)o->nextra + 5, sizeof *argv), **envp;
+	/* The parent may have died between fork and prctl: then the signal
+	 * would never come, and we are someone else's child already. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+}
+
+/* Writes s to fd 2: after fork, where stdio is not safe. */
+static void child_say(const char *a, const char *b)
+{
+	if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0)
+		return;
+}
+
+pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
+{
+	char tmpdir[4200];
+	const char **envp;
+	pid_t parent = getpid(), pid;
+	size_t n;
+
+	/* The environment, built before fork: the proxy has a log writer
+	 * thread, and only async-signal-safe calls may follow fork. */
+	for (n = 0; environ[n]; n++)
+		;
+	envp = xcalloc(n + 2, sizeof *envp);
+	n = 0;
+	if (s->tmpdir) {
+		snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", s->tmpdir);
+		envp[n++] = tmpdir;
+	}
+	for (size_t i = 0; environ[i]; i++)
+		if (!s->tmpdir || strncmp(environ[i], "TMPDIR=", 7))
+			envp[n++] = environ[i];
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int moved[5];
+
+		launch_die_with_parent(parent);
+		if (s->own_group)
+			setpgid(0, 0);   /* so stopping its group stops its renderers */
+		/* What the caller ignores or blocks, Chromium must not inherit. */
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Out of the way first (above 4), so that a source that is
+		 * itself 0..4 is not overwritten by an earlier dup2. */
+		for (int i = 0; i < 5; i++)
+			moved[i] = s->fd[i] >= 0 ? fcntl(s->fd[i], F_DUPFD, 5) : -1;
+		for (int i = 0; i < 5; i++) {
+			if (moved[i] >= 0)
+				dup2(moved[i], i);
+			else if (i > 2)
+				close(i);
+		}
+		/* Nothing else of ours: a client's pipe end held open by
+		 * Chromium would never see EOF. */
+		if (close_range(5, ~0U, 0) < 0)
+			for (int fd = 5; fd < 65536; fd++)
+				close(fd);
+		execve(s->path, (char *const *)s->argv, (char *const *)envp);
+		child_say("cannot run ", s->path);
+		_exit(127);
+	}
+	free(envp);
+	if (pid < 0)
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+	return pid;
+}
+
+static pid_t spawn(const struct launch_opts *o, const char *profile, char *err, size_t errlen)
+{
+	char dirflag[4200], logpath[4200];
+	const char **argv = xcalloc(N_BASE + (size_t)o->nextra + 5, sizeof *argv);
+	struct launch_spawn s = { .path = o->path, .fd = { -1, -1, -1, -1, -1 }, .own_group = 1,
+				  /* Chromium puts its singleton socket in a directory of its
+				   * own under TMPDIR and leaves it there: inside the profile,
+				   * it goes when the profile does. */
+				  .tmpdir = profile };
 	size_t n = 0;
 	pid_t pid;
 
 	snprintf(dirflag, sizeof dirflag, "--user-data-dir=%s", profile);
 	snprintf(logpath, sizeof logpath, "%s/chromium.log", profile);
-	argv[n++] = path;
+	argv[n++] = o->path;
 	for (size_t i = 0; i < N_BASE; i++)
 		argv[n++] = base_flags[i];
 	if (!o->no_debugging)
@@ -92,37 +170,51 @@ static pid_t spawn(const struct launch_opts *o, const char *profile)
 	if (o->url)
 		argv[n++] = o->url;
 	argv[n] = NULL;
-	/* The environment with TMPDIR set, built before fork: the proxy has a
-	 * log writer thread, and only async-signal-safe calls may follow fork. */
-	for (n = 0; environ[n]; n++)
-		;
-	envp = xcalloc(n + 2, sizeof *envp);
-	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", profile);
-	envp[0] = tmpdir;
-	for (size_t i = 0, k = 1; i < n; i++)
-		if (strncmp(environ[i], "TMPDIR=", 7))
-			envp[k++] = environ[i];
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);   /* its own group, so stopping it stops its renderers */
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		/* Chromium puts its singleton socket in a directory of its own
-		 * under TMPDIR and leaves it there: inside the profile (envp), it
-		 * goes when the profile does. */
-		execve(path, (char *const *)argv, (char *const *)envp);
-		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
+	s.argv = argv;
+	s.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	s.fd[1] = s.fd[2] = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	pid = launch_spawn(&s, err, errlen);
+	for (int i = 0; i < 2; i++)
+		if (s.fd[i] >= 0)
+			close(s.fd[i]);
 	free(argv);
-	free(envp);
 	return pid;
+}
+
+/* The owner's PID in a profile's name, cdpproxy-chromium-PID-XXXXXX, or 0. */
+static pid_t profile_owner(const char *name)
+{
+	const char *p = name + strlen(LAUNCH_PROFILE_PREFIX);
+	char *end;
+	long pid = strtol(p, &end, 10);
+
+	return end != p && *end == '-' && pid > 0 ? (pid_t)pid : 0;
+}
+
+int launch_sweep_stale(void)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	char path[4200];
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		pid_t owner;
+		if (strncmp(e->d_name, LAUNCH_PROFILE_PREFIX, strlen(LAUNCH_PROFILE_PREFIX)) ||
+		    !(owner = profile_owner(e->d_name)) || owner == getpid())
+			continue;
+		/* EPERM: alive, someone else's. A reused PID keeps a stale
+		 * profile a while longer, which is the safe mistake. */
+		if (kill(owner, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
+		launch_remove_dir(path);
+		removed++;
+	}
+	closedir(d);
+	return removed;
 }
 
 /* The last line Chromium wrote, to say why it failed. */
@@ -142,6 +234,21 @@ static void last_log_line(const char *profile, char *out, size_t outlen)
 	out[strcspn(out, "\n")] = '\0';
 }
 
+int launch_make_dir(char *out, size_t outlen, char *err, size_t errlen)
+{
+	snprintf(out, outlen, "/tmp/%s%ld-XXXXXX", LAUNCH_PROFILE_PREFIX, (long)getpid());
+	if (!mkdtemp(out)) {
+		snprintf(err, errlen, "cannot make a profile directory: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void launch_remove_dir(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int launch_start(struct launch *l, const char *path, char **extra, int nextra,
 		 char *err, size_t errlen)
 {
@@ -152,24 +259,22 @@ int launch_start(struct launch *l, const char *path, char **extra, int nextra,
 
 int launch_start_opts(struct launch *l, const struct launch_opts *o, char *err, size_t errlen)
 {
-	char tmpl[] = "/tmp/cdpproxy-chromium-XXXXXX";
+	char tmpl[128];
 	const char *path = o->path;
 	int status;
 
 	launch_stop(l);
+	launch_sweep_stale();
 	if (access(path, X_OK) < 0) {
 		snprintf(err, errlen, "cannot run %s: %s (install it: apt-get install chromium)",
 			 path, strerror(errno));
 		return -1;
 	}
-	if (!mkdtemp(tmpl)) {
-		snprintf(err, errlen, "cannot make a profile directory: %s", strerror(errno));
+	if (launch_make_dir(tmpl, sizeof tmpl, err, errlen) < 0)
 		return -1;
-	}
 	l->profile = xstrdup(tmpl);
-	l->pid = spawn(o, l->profile);
+	l->pid = spawn(o, l->profile, err, errlen);
 	if (l->pid < 0) {
-		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		l->pid = 0;
 		launch_stop(l);
 		return -1;
@@ -229,7 +334,7 @@ void launch_stop(struct launch *l)
 		l->pid = 0;
 	}
 	if (l->profile) {
-		nftw(l->profile, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		launch_remove_dir(l->profile);
 		free(l->profile);
 		l->profile = NULL;
 	}

@@ -51,6 +51,8 @@ static void usage(FILE *out)
 	      "                         (default 10); then the client gets 1011 or 502\n"
 	      "  --log-secrets          log bodies with their auth headers and cookies (by\n"
 	      "                         default --log-bodies redacts them)\n"
+	      "  --no-control-domain    pass CDPProxy.* commands on to Chrome instead of\n"
+	      "                         answering them (getPolicy, setPolicy, getStats, mark)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
 	      "  --help                 this text\n"
 	      "  --version              the version\n"
@@ -117,40 +119,9 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 	return ok ? 0 : -1;
 }
 
-/* Where PUT /proxy/policy {"name"} looks: beside the --policy file, else
- * the policies/ directory of the tree this binary was built in. */
-static const char *default_policy_dir(const char *policy_path, const char *argv0,
-				      char *buf, size_t buflen)
-{
-	char exe[1024];
-	ssize_t n;
-	char *slash;
-
-	if (policy_path) {
-		snprintf(buf, buflen, "%s", policy_path);
-		slash = strrchr(buf, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(buf, buflen, ".");
-		return buf;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		snprintf(exe, sizeof exe, "%s", argv0);
-		n = (ssize_t)strlen(exe);
-	}
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(buf, buflen, "%s/../policies", slash ? exe : ".");
-	return buf;
-}
-
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_VERBOSE, O_HELP, O_VERSION };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_HELP, O_VERSION };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
 static int check_policy(const char *path)
@@ -188,6 +159,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "max-connections", required_argument, NULL, O_MAX_CONNECTIONS },
 		{ "upstream-timeout", required_argument, NULL, O_UPSTREAM_TIMEOUT },
 		{ "log-secrets", no_argument, NULL, O_LOG_SECRETS },
+		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -270,6 +242,9 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		case O_LOG_SECRETS:
 			cfg->log_secrets = 1;
 			break;
+		case O_NO_CONTROL_DOMAIN:
+			cfg->no_control_domain = 1;
+			break;
 		case O_VERBOSE:
 			*verbose = 1;
 			break;
@@ -327,8 +302,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!cfg.policy_dir)
-		cfg.policy_dir = default_policy_dir(cfg.policy_path, argv[0], policy_dir,
-						    sizeof policy_dir);
+		cfg.policy_dir = policy_default_dir(cfg.policy_path, policy_dir, sizeof policy_dir);
 	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.chromium) {

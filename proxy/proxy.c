@@ -106,6 +106,8 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	if (lg && cfg->log_secrets)
 		log_show_secrets(lg);
 	core_init(&px->core, p, lg, cfg->queue_bytes);
+	px->core.policy_dir = cfg->policy_dir;
+	px->core.control_domain = !cfg->no_control_domain;
 
 	memset(&info, 0, sizeof info);
 	info.port = cfg->listen_port;
@@ -159,17 +161,22 @@ void proxy_stop(struct proxy *px)
 	free(px->batch);
 }
 
-struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
-				    char *err, size_t errlen)
+int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
+		      char *err, size_t errlen)
 {
-	char path[1024];
+	struct lws_context_creation_info info;
+	struct lws_vhost *vh;
 
-	/* A name, not a path: nothing outside the policy directory. */
-	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(err, errlen, "'%s' is not a policy name (a file name in %s, without .json)",
-			 name, px->cfg.policy_dir);
-		return NULL;
+	memset(&info, 0, sizeof info);
+	info.port = port;
+	info.iface = host;
+	info.protocols = protocols;
+	info.vhost_name = "cdpproxy-also";
+	if (!(vh = lws_create_vhost(px->ctx, &info))) {
+		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this host?)",
+			 host, port);
+		return -1;
 	}
-	snprintf(path, sizeof path, "%s/%s.json", px->cfg.policy_dir, name);
-	return policy_load(path, err, errlen);
+	*bound = lws_get_vhost_listen_port(vh);
+	return 0;
 }

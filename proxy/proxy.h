@@ -29,6 +29,7 @@ struct proxy_config {
 	unsigned max_connections;     /* client WebSockets at once */
 	unsigned upstream_timeout;    /* seconds to connect to Chrome and hear its answer */
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
+	int no_control_domain;        /* --no-control-domain: CDPProxy.* goes to Chrome */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
 };
@@ -56,9 +57,10 @@ struct proxy {
  * everything). 0, or -1 with a reason in err. */
 int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
 		char *err, size_t errlen);
-/* Loads the policy named name (a file NAME.json in the policy directory). */
-struct policy *proxy_policy_by_name(const struct proxy *px, const char *name,
-				    char *err, size_t errlen);
+/* One more listener on host:port (0: any free one, into *bound), served
+ * like the first: the wrapper's CDPPROXY_CONTROL. 0, or -1 with err. */
+int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
+		      char *err, size_t errlen);
 /* Serves until *stop becomes non-zero (set it from a signal handler, then call
  * lws_cancel_service). */
 void proxy_run(struct proxy *px, volatile int *stop);

@@ -3,6 +3,7 @@
  * it and queue what results; and the commands the proxy sends on its own. */
 #include <string.h>
 
+#include "control.h"
 #include "core.h"
 #include "util.h"
 
@@ -119,6 +120,8 @@ static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *
 		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
 	if (core->log && log)
 		log_message(core->log, rec);
+	if (core->tail)
+		tail_message(core->tail, rec, core->read_wall_us);
 }
 
 /* Sends a message the proxy wrote itself to side `to`: a command to Chrome
@@ -220,22 +223,48 @@ void route_sync(struct core_conn *cc)
 	}
 }
 
+/* Answers the client's command r itself: with result (taken) or, when it
+ * is NULL, the error code and message; logged with the action that did. */
+static void route_reply(struct core_conn *cc, const struct scan_result *r, const char *session,
+			const char *method, json_t *result, json_int_t code, const char *message,
+			const char *action)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "id", json_integer((json_int_t)r->id));
+	if (result)
+		json_object_set_new(j, "result", result);
+	else
+		json_object_set_new(j, "error", json_pack("{s:I, s:o}", "code", code,
+				    "message", util_json_string(message, strlen(message))));
+	if (r->session.present)
+		json_object_set_new(j, "sessionId", json_string(session));
+	route_emit(cc, DOWN, j, method, action, DOWN);
+}
+
 /* The client's command answered by the proxy: a stub's result or a reject's error. */
 static void route_answer(struct core_conn *cc, const struct scan_result *r, const char *session,
 			 const char *method, const struct policy_rule *rule)
 {
-	json_t *j = json_pack("{s:I}", "id", (json_int_t)r->id);
-
-	if (rule->action == ACT_STUB)
-		json_object_set(j, "result", rule->result);
-	else
-		json_object_set_new(j, "error", json_pack("{s:I, s:s}", "code",
-				    (json_int_t)rule->code, "message", rule->message));
-	if (r->session.present)
-		json_object_set_new(j, "sessionId", json_string(session));
-	route_emit(cc, DOWN, j, method, policy_action_name(rule->action), DOWN);
+	route_reply(cc, r, session, method,
+		    rule->action == ACT_STUB ? json_incref(rule->result) : NULL,
+		    (json_int_t)rule->code, rule->message, policy_action_name(rule->action));
 }
 
+/* A CDPProxy.* command: answered by the proxy (control.c), never sent on. */
+static void route_control(struct core_conn *cc, const struct scan_result *r, const char *buf,
+			  struct log_rec *rec, const char *method, const char *session)
+{
+	json_t *params = sessions_object_at(buf, &r->params), *result;
+	char msg[600] = "";
+	int code = 0;
+
+	rec->action = "control";
+	count_and_log(cc, DOWN, rec, 1);
+	result = control_command(cc, method, session, params, &code, msg, sizeof msg);
+	json_decref(params);
+	route_reply(cc, r, session, method, result, code, msg, "control");
+}
 
 /* Rewrites m's params (result for a response) by rule. Returns the new
  * message, or m itself when it cannot be parsed. */
@@ -307,6 +336,13 @@ void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
+	if (pk == PK_COMMAND && core->control_domain && rec.method &&
+	    control_is_ours(rec.method, rec.method_len)) {
+		names_own(&rec, &msg, method, session);
+		route_control(cc, &r, buf, &rec, msg.method, session);
+		msg_free(m);
+		return;
+	}
 	if (pk && rec.method && core->policy->n_rules) {
 		names_own(&rec, &msg, method, session);
 		if (pk != PK_RESPONSE)
@@ -361,7 +397,12 @@ void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		if (cc->sessions.evicted)
 			count_evicted(cc);
 	} else if (pk == PK_EVENT) {
-		sessions_on_event(&cc->sessions, buf, &r);
+		json_t *records = sessions_on_event(&cc->sessions, buf, &r), *rec_j;
+		size_t i;
+		json_array_foreach(records, i, rec_j)
+			if (core->log)
+				log_event(core->log, cc->id, "session", json_incref(rec_j));
+		json_decref(records);
 		if (scan_str_eq(buf, &r.method, "Target.attachedToTarget")) {
 			json_t *p = sessions_object_at(buf, &r.params);
 			const char *sid = json_string_value(json_object_get(p, "sessionId"));

@@ -322,8 +322,42 @@ static void session_detach(struct sessions *s, const char *sid)
 	}
 }
 
-void sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r)
+/* A session record for the log: the session as it now is. */
+static json_t *session_record(const char *event, const struct session *se, json_t *info)
 {
+	json_t *j = json_object();
+	const char *opener = json_string_value(json_object_get(info, "openerId"));
+	const char *context = json_string_value(json_object_get(info, "browserContextId"));
+
+	json_object_set_new(j, "event", json_string(event));
+	json_object_set_new(j, "session", json_string(se->id));
+	if (se->target_id)
+		json_object_set_new(j, "targetId", json_string(se->target_id));
+	if (se->type)
+		json_object_set_new(j, "type", json_string(se->type));
+	if (se->url)
+		json_object_set_new(j, "url", json_string(se->url));
+	if (opener)
+		json_object_set_new(j, "openerId", json_string(opener));
+	if (context)
+		json_object_set_new(j, "browserContextId", json_string(context));
+	return j;
+}
+
+/* Sets se's URL to url; a change adds a "url" record to *out. */
+static void url_follow(struct session *se, const char *url, json_t **out)
+{
+	if (!url || (se->url && !strcmp(se->url, url)))
+		return;
+	set_str(&se->url, url);
+	if (!*out)
+		*out = json_array();
+	json_array_append_new(*out, session_record("url", se, NULL));
+}
+
+json_t *sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r)
+{
+	json_t *out = NULL;
 	static const char *const followed[] = {
 		"Target.attachedToTarget", "Target.detachedFromTarget", "Target.targetInfoChanged",
 		"Page.frameNavigated",
@@ -335,12 +369,15 @@ void sessions_on_event(struct sessions *s, const char *buf, const struct scan_re
 	while (which < 4 && !scan_str_eq(buf, &r->method, followed[which]))
 		which++;
 	if (which == 4)
-		return;
+		return NULL;
 	params = sessions_object_at(buf, &r->params);
 	info = json_object_get(params, "targetInfo");
 	sid = json_string_value(json_object_get(params, "sessionId"));
 	if (which == 0 && sid) {
-		update_target(session_get_or_add(s, sid, strlen(sid)), info);
+		struct session *se = session_get_or_add(s, sid, strlen(sid));
+		update_target(se, info);
+		out = json_array();
+		json_array_append_new(out, session_record("attached", se, info));
 	} else if (which == 1 && sid) {
 		session_detach(s, sid);
 	} else if (which == 3) {
@@ -353,18 +390,21 @@ void sessions_on_event(struct sessions *s, const char *buf, const struct scan_re
 			scan_str_copy(buf, &r->session, sid_here, sizeof sid_here);
 		se = sessions_get(s, sid_here);
 		if (se && !json_object_get(frame, "parentId"))
-			set_str(&se->url, json_string_value(json_object_get(frame, "url")));
+			url_follow(se, json_string_value(json_object_get(frame, "url")), &out);
 	} else if (which == 2) {
 		const char *tid = json_string_value(json_object_get(info, "targetId"));
 		size_t i = 0;
 		struct table_slot *ts;
 		while (tid && (ts = table_next(&s->by_id, &i))) {
 			struct session *se = ts->val;
-			if (se->target_id && !strcmp(se->target_id, tid))
+			if (se->target_id && !strcmp(se->target_id, tid)) {
+				url_follow(se, json_string_value(json_object_get(info, "url")), &out);
 				update_target(se, info);
+			}
 		}
 	}
 	json_decref(params);
+	return out;
 }
 
 json_t *sessions_json(const struct sessions *s)

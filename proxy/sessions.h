@@ -89,8 +89,12 @@ int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,
  * the proxy: record what the client asked for. params is borrowed. */
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params);
 
-/* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged. */
-void sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r);
+/* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged
+ * and a main frame's Page.frameNavigated. Returns what a reader of the log
+ * needs to map sessions to targets, or NULL when nothing changed: an array
+ * of {"event":"attached"|"url", "session", "targetId", "type", "url",
+ * "openerId"?, "browserContextId"?} (a new reference). */
+json_t *sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r);
 
 /* The value at sp in buf (a message's params or result) as a new JSON
  * object: {} when absent or not an object. Parsed only for the few messages

@@ -131,3 +131,60 @@ long util_send_some(int fd, const void *p, size_t len)
 		return (long)n;
 	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 }
+
+/* The length of the valid UTF-8 sequence at p (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and past U+10FFFF are not UTF-8. */
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return len;
+}
+
+json_t *util_json_string(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	json_t *j = json_stringn(p, n);
+	char *buf, *w;
+
+	if (j)
+		return j;
+	/* Invalid somewhere (or a NUL): each bad byte becomes U+FFFD, 3 bytes. */
+	w = buf = xmalloc(3 * n + 1);
+	for (size_t i = 0; i < n; ) {
+		size_t k = u[i] ? utf8_seq(u + i, n - i) : 0;
+		if (k) {
+			memcpy(w, p + i, k);
+			w += k;
+			i += k;
+		} else {
+			memcpy(w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+		}
+	}
+	j = json_stringn(buf, (size_t)(w - buf));
+	free(buf);
+	return j ? j : json_string("");
+}

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -15,6 +17,11 @@ char *xstrndup(const char *s, size_t n);
 /* Copies src into dst (size bytes), cut to fit, always NUL-terminated: for
  * the hot path, where snprintf's format parsing shows in profiles. */
 size_t util_copy(char *dst, const char *src, size_t size);
+
+/* A JSON string of the n bytes at p, whatever they are: invalid UTF-8
+ * (a name cut inside a character, bytes from the network) becomes U+FFFD.
+ * Never NULL. */
+json_t *util_json_string(const char *p, size_t n);
 
 /* Reads a whole file into a new buffer (NUL-terminated, *len without the
  * NUL); NULL with "cannot read PATH: reason" in err. */

@@ -3,7 +3,7 @@
 # pure modules include no libwebsockets header and no leg's header: checked
 # with the preprocessor's own list of every header each file pulls in.
 cd "$(dirname "$0")/../.." || exit 1
-core="core route msg"
+core="core route msg control tail"
 pure="scan sessions policy stats table redact access discovery estimate util"
 legs="conn.h proxy.h wsframe.h pipeleg.h wrapper.h"
 cflags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iproxy $(pkg-config --cflags jansson 2>/dev/null)"

@@ -112,6 +112,12 @@ test('proxy exits cleanly; log shows each page session\'s Network.enable', { ...
     assert.ok(resp, `${label}: log has the response to Network.enable (id ${cmd.id})`);
     assert.equal(resp.method, 'Network.enable', 'response record carries its command\'s method');
     assert.ok(Number.isInteger(resp.rtt_us) && resp.rtt_us >= 0, `response has rtt_us: ${JSON.stringify(resp)}`);
+    const attached = records.find((r) => r.kind === 'session' && r.event === 'attached' && r.conn === s.conn &&
+      r.session === s.sessionId);
+    assert.ok(attached && attached.type === 'page' && attached.targetId, `${label}: a session record maps the session to its page target: ${JSON.stringify(attached)}`);
+    assert.ok(attached.browserContextId, `${label}: with its browser context`);
+    assert.ok(records.some((r) => r.kind === 'session' && r.event === 'url' && r.session === s.sessionId && /^http:/.test(r.url)),
+      `${label}: and a record when its URL changed to the test page`);
     const closed = h.closesOf(records, s.conn);
     assert.ok(closed.some((r) => r.by === 'client'), `${label}: Playwright closed the connection: ${JSON.stringify(closed)}`);
   }

@@ -98,7 +98,7 @@ static void event(const char *msg)
 	char *buf;
 
 	if (feed(msg, &r, &buf) == 0)
-		sessions_on_event(&S, buf, &r);
+		json_decref(sessions_on_event(&S, buf, &r));
 	free(buf);
 }
 

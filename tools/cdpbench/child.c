@@ -1,4 +1,5 @@
-/* child: helper processes (uploadsink, cdpproxy) started, awaited and stopped by PID. */
+/* child: helper processes (uploadsink, cdpproxy) started, awaited and stopped by PID;
+ * they die with cdpbench. */
 #include "child.h"
 
 #include <errno.h>
@@ -10,6 +11,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "launch.h"
 
 #define STOP_WAIT_MS 5000
 
@@ -57,6 +60,7 @@ int child_start(struct child *c, const char *name, char *const argv[], int timeo
 		char *err, size_t errlen)
 {
 	char tmpl[] = "/tmp/cdpbench-child-XXXXXX", out[160], errp[160];
+	pid_t parent = getpid();
 	int status;
 
 	memset(c, 0, sizeof *c);
@@ -83,6 +87,7 @@ int child_start(struct child *c, const char *name, char *const argv[], int timeo
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int nul = open("/dev/null", O_RDONLY);
+		launch_die_with_parent(parent);   /* no helper outlives a killed cdpbench */
 		/* (an fd that came out as 0, 1 or 2 is where it belongs: kept) */
 		if (o >= 0 && dup2(o, 1) >= 0 && o > 2)
 			close(o);

@@ -17,6 +17,8 @@ const { createRequire } = require('node:module');
 const ROOT = path.resolve(__dirname, '../../..');
 const PROXY_BIN = process.env.CDPPROXY_BIN || path.join(ROOT, 'build/cdpproxy');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+// The browser wrapper a client launches as if it were Chromium, built beside the proxy.
+const WRAPPER_BIN = path.resolve(path.dirname(PROXY_BIN), 'cdpproxy-chromium');
 const DIRECT = process.env.CDPPROXY_DIRECT === '1';
 const CHROME_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
@@ -547,7 +549,7 @@ async function putPolicy(endpoint, body) {
 }
 
 module.exports = {
-  ROOT, PROXY_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
+  ROOT, PROXY_BIN, WRAPPER_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
   procStat, alive, descendants, groupMembers, cmdline, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked,

@@ -1,0 +1,304 @@
+/* wrapper: cdpproxy-chromium, a program a client launches as if it were
+ * Chromium: its configuration (the browser's argv, the environment), the real
+ * browser's process and the wrapper's life as a browser. */
+#define _GNU_SOURCE   /* pipe2 */
+#include "wrapper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "launch.h"
+#include "policy.h"
+#include "util.h"
+
+#define PORT_FLAG "--remote-debugging-port="
+#define PIPE_FLAG "--remote-debugging-pipe"
+#define DIR_FLAG "--user-data-dir="
+
+/* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
+static int resolve_log(const char *v, char *out, size_t outlen, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t n = 0;
+
+	if (strstr(v, "%p")) {
+		for (const char *p = v; *p && n + 24 < outlen; p++) {
+			if (p[0] == '%' && p[1] == 'p') {
+				n += (size_t)snprintf(out + n, outlen - n, "%ld", (long)getpid());
+				p++;
+			} else {
+				out[n++] = *p;
+			}
+		}
+		out[n] = '\0';
+	} else if (stat(v, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(out, outlen, "%s/cdpproxy-chromium-%ld.jsonl", v, (long)getpid());
+	} else {
+		snprintf(out, outlen, "%s", v);
+	}
+	if (strlen(out) + 1 >= outlen) {
+		snprintf(err, errlen, "CDPPROXY_LOG: path too long");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the CDPPROXY_* variables. */
+static int read_env(struct wrapper_config *c, char *err, size_t errlen)
+{
+	const char *v;
+	uint64_t size;
+
+	c->chromium = (v = getenv("CDPPROXY_CHROMIUM")) && *v ? v : "/usr/bin/chromium";
+	if ((v = getenv("CDPPROXY_MAX_MESSAGE")) && *v) {
+		if (util_parse_size(v, &c->max_message, err, errlen) < 0 || !c->max_message) {
+			snprintf(err, errlen, "CDPPROXY_MAX_MESSAGE: '%s' is not a size above 0 "
+				 "(e.g. 256MiB)", v);
+			return -1;
+		}
+	}
+	if ((v = getenv("CDPPROXY_LOG")) && *v &&
+	    resolve_log(v, c->log_path, sizeof c->log_path, err, errlen) < 0)
+		return -1;
+	if ((v = getenv("CDPPROXY_LOG_BODIES")) && *v && strcmp(v, "0")) {
+		/* "1", "yes", "true": on, at the proxy's --log-bodies default. */
+		if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true"))
+			size = 65536;
+		else if (util_parse_size(v, &size, err, errlen) < 0) {
+			snprintf(err, errlen, "CDPPROXY_LOG_BODIES: '%s' is not 1 or a size (e.g. 64KiB)", v);
+			return -1;
+		}
+		c->log_bodies = (size_t)size;
+	}
+	if ((v = getenv("CDPPROXY_CONTROL")) && *v) {
+		if (util_parse_hostport("CDPPROXY_CONTROL", v, c->control_host, sizeof c->control_host,
+					&c->control_port, err, errlen) < 0)
+			return -1;
+		/* No token can be given to the client's own connections: loopback only. */
+		if (!access_is_loopback(c->control_host)) {
+			snprintf(err, errlen, "CDPPROXY_CONTROL: %s is not a loopback address "
+				 "(CDP is full control of the browser)", c->control_host);
+			return -1;
+		}
+	}
+	if ((v = getenv("CDPPROXY_POLICY")) && *v) {
+		c->policy_path = v;
+		if (!(c->policy = policy_load(v, err, errlen)))
+			return -1;
+	}
+	policy_default_dir(c->policy_path, c->policy_dir, sizeof c->policy_dir);
+	return 0;
+}
+
+int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen)
+{
+	int n = 0, pipe_mode = 0, port_mode = 0;
+
+	memset(c, 0, sizeof *c);
+	c->max_message = 256ull << 20;
+	c->queue_bytes = 16ull << 20;
+	c->control_port = -1;
+	if (read_env(c, err, errlen) < 0)
+		return -1;
+	c->argv = xcalloc((size_t)argc + 1, sizeof *c->argv);
+	c->argv[n++] = (char *)c->chromium;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (!strncmp(a, PIPE_FLAG, strlen(PIPE_FLAG)) &&
+		    (!a[strlen(PIPE_FLAG)] || a[strlen(PIPE_FLAG)] == '=')) {
+			/* CBOR: no Playwright, Puppeteer or chrome-launcher client
+			 * sends it; the core reads JSON. */
+			if (a[strlen(PIPE_FLAG)] == '=' && strcasecmp(a + strlen(PIPE_FLAG) + 1, "json")) {
+				snprintf(err, errlen, "%s is not supported: only JSON pipes "
+					 "(--remote-debugging-pipe) can be proxied", a);
+				goto fail;
+			}
+			pipe_mode = 1;
+		} else if (!strncmp(a, PORT_FLAG, strlen(PORT_FLAG))) {
+			char *end;
+			long p = strtol(a + strlen(PORT_FLAG), &end, 10);
+			if (*end || end == a + strlen(PORT_FLAG) || p < 0 || p > 65535) {
+				snprintf(err, errlen, "%s: not a port number", a);
+				goto fail;
+			}
+			c->client_port = (int)p;
+			port_mode = 1;
+			a = PORT_FLAG "0";   /* Chromium's own port is any free one */
+		} else if (!strncmp(a, DIR_FLAG, strlen(DIR_FLAG))) {
+			c->user_data_dir = a + strlen(DIR_FLAG);
+		}
+		c->argv[n++] = a;
+	}
+	if (pipe_mode && port_mode) {
+		/* The port would be a way around the proxy. */
+		snprintf(err, errlen, "both --remote-debugging-pipe and --remote-debugging-port: "
+			 "give one, so every client goes through the proxy");
+		goto fail;
+	}
+	c->mode = pipe_mode ? WRAPPER_PIPE : port_mode ? WRAPPER_PORT : WRAPPER_EXEC;
+	return 0;
+fail:
+	wrapper_config_free(c);
+	return -1;
+}
+
+void wrapper_config_free(struct wrapper_config *c)
+{
+	free(c->argv);
+	c->argv = NULL;
+	policy_free(c->policy);
+	c->policy = NULL;
+}
+
+/* Signals, as flags for wrapper_tend: the handlers only note and wake. */
+static volatile sig_atomic_t got_term, got_int, got_hup, got_chld;
+static struct wrapper *the_wrapper;
+static int wake_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	switch (sig) {
+	case SIGTERM: got_term = 1; break;
+	case SIGINT: got_int = 1; break;
+	case SIGHUP: got_hup = 1; break;
+	default: got_chld = 1; break;
+	}
+	if (write(wake_pipe[1], "", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	if (the_wrapper && the_wrapper->wake)
+		the_wrapper->wake();
+	errno = saved;
+}
+
+int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
+{
+	struct launch_spawn s = { .path = w->cfg.chromium, .argv = (const char *const *)w->cfg.argv };
+	struct sigaction sa;
+
+	w->client = getppid();
+	/* The client's death (its SIGKILL) is ours, and so the browser's: a
+	 * browser the client can no longer close must not be left running. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	w->wake_fd = wake_pipe[0];
+	the_wrapper = w;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	launch_sweep_stale();
+	if (launch_make_dir(w->tmpdir, sizeof w->tmpdir, err, errlen) < 0)
+		return -1;
+	s.tmpdir = w->tmpdir;
+	memcpy(s.fd, fds, sizeof s.fd);
+	if ((w->chrome = launch_spawn(&s, err, errlen)) < 0) {
+		w->chrome = 0;
+		launch_remove_dir(w->tmpdir);
+		return -1;
+	}
+	return 0;
+}
+
+void wrapper_kill_later(struct wrapper *w, int ms)
+{
+	uint64_t at = util_mono_us() + (uint64_t)ms * 1000;
+
+	if (!w->kill_at_us || at < w->kill_at_us)
+		w->kill_at_us = at;
+}
+
+void wrapper_kill(struct wrapper *w)
+{
+	if (!w->chrome)
+		return;
+	kill(w->chrome, SIGKILL);
+	waitpid(w->chrome, &w->status, 0);
+	w->chrome = 0;
+}
+
+int wrapper_tend(struct wrapper *w, void (*reload)(struct wrapper *w, struct policy *p))
+{
+	char drain[64], err[512];
+	int status;
+
+	while (read(w->wake_fd, drain, sizeof drain) > 0)
+		;
+	if (got_term || got_int) {
+		int sig = got_term ? SIGTERM : SIGINT;
+		got_term = got_int = 0;
+		if (w->chrome)
+			kill(w->chrome, sig);
+		/* A SIGTERM from PR_SET_PDEATHSIG: no client will wait for a
+		 * graceful close, so it gets a short one. */
+		if (getppid() != w->client)
+			wrapper_kill_later(w, 1000);
+	}
+	if (got_hup) {
+		struct policy *p;
+		got_hup = 0;
+		if (!w->cfg.policy_path)
+			fprintf(stderr, "cdpproxy-chromium: SIGHUP: no CDPPROXY_POLICY to reload\n");
+		else if (!(p = policy_load(w->cfg.policy_path, err, sizeof err)))
+			fprintf(stderr, "cdpproxy-chromium: SIGHUP: %s; keeping the running policy\n", err);
+		else if (reload)
+			reload(w, p);
+		else
+			policy_free(p);
+	}
+	got_chld = 0;
+	if (w->chrome && waitpid(w->chrome, &status, WNOHANG) == w->chrome) {
+		w->chrome = 0;
+		w->status = status;
+	}
+	if (w->chrome && w->kill_at_us && util_mono_us() >= w->kill_at_us)
+		wrapper_kill(w);
+	return w->chrome != 0;
+}
+
+void wrapper_exit(struct wrapper *w)
+{
+	struct rlimit none = { 0, 0 };
+
+	wrapper_kill(w);
+	launch_remove_dir(w->tmpdir);
+	wrapper_config_free(&w->cfg);
+	fflush(stderr);
+	if (WIFEXITED(w->status))
+		exit(WEXITSTATUS(w->status));   /* exit, not _exit: LeakSanitizer looks then */
+	/* Died of a signal: so do we, for the client to see the same end. */
+	setrlimit(RLIMIT_CORE, &none);
+	signal(WTERMSIG(w->status), SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, 0);
+	{
+		sigset_t s;
+		sigemptyset(&s);
+		sigaddset(&s, WTERMSIG(w->status));
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+	}
+	raise(WTERMSIG(w->status));
+	_exit(128 + WTERMSIG(w->status));
+}

@@ -1,0 +1,77 @@
+/* wrapper: cdpproxy-chromium, a program a client launches as if it were
+ * Chromium: its configuration (the browser's argv, the environment), the real
+ * browser's process and the wrapper's life as a browser. */
+#ifndef CDPPROXY_WRAPPER_H
+#define CDPPROXY_WRAPPER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum wrapper_mode {
+	WRAPPER_EXEC,             /* no remote debugging: become the browser */
+	WRAPPER_PIPE,             /* --remote-debugging-pipe: relay fds 3 and 4 */
+	WRAPPER_PORT,             /* --remote-debugging-port=N: the proxy on N */
+};
+
+struct policy;
+
+struct wrapper_config {
+	enum wrapper_mode mode;
+	const char *chromium;         /* CDPPROXY_CHROMIUM, default /usr/bin/chromium */
+	char **argv;                  /* Chromium's, NULL-ended (port mode: its port is 0) */
+	int client_port;              /* port mode: the port the client asked for (0: any) */
+	const char *user_data_dir;    /* --user-data-dir as the client gave it, or NULL */
+	const char *policy_path;      /* CDPPROXY_POLICY, or NULL */
+	struct policy *policy;        /* loaded from it at start, or NULL */
+	char policy_dir[1024];        /* where a policy switched by name is found */
+	char log_path[4096];          /* CDPPROXY_LOG with %p (or a directory) resolved; "" */
+	size_t log_bodies;            /* CDPPROXY_LOG_BODIES: bytes of body logged, 0: none */
+	uint64_t max_message;         /* CDPPROXY_MAX_MESSAGE, default 256 MiB */
+	uint64_t queue_bytes;         /* per direction, before the producer is paused */
+	char control_host[128];       /* CDPPROXY_CONTROL=HOST:PORT; "" when unset */
+	int control_port;
+};
+
+/* Reads the client's argv (argv[0] is the wrapper) and the CDPPROXY_*
+ * environment into c; loads the policy. 0, or -1 with a one-line reason in
+ * err: nothing has been started then. */
+int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen);
+void wrapper_config_free(struct wrapper_config *c);
+
+/* The real browser's process. */
+struct wrapper {
+	struct wrapper_config cfg;
+	pid_t chrome;                 /* 0 once reaped */
+	int status;                   /* its wait status, once reaped */
+	char tmpdir[256];             /* its TMPDIR (/tmp/cdpproxy-chromium-PID-*), removed at the end */
+	pid_t client;                 /* our parent at start: the client */
+	uint64_t kill_at_us;          /* SIGKILL the browser then if still there (0: not armed) */
+	void (*wake)(void);           /* called from signal handlers, after the flags are set */
+	int wake_fd;                  /* readable after a signal (a self-pipe), for poll */
+};
+
+/* Prepares w (signals, the client watch) and starts the browser with
+ * fds[0..4] as its fds (-1: ours for 0..2, none for 3 and 4). 0, or -1 with
+ * a reason in err. */
+int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen);
+/* Acts on the signals that came since the last call: forwards SIGTERM and
+ * SIGINT to the browser, reloads the policy on SIGHUP (calling reload with
+ * it, if it loads), reaps the browser, and kills it when the client is gone
+ * or the kill time came. Returns 1 while the browser runs, 0 once reaped. */
+int wrapper_tend(struct wrapper *w, void (*reload)(struct wrapper *w, struct policy *p));
+/* Ends the wrapper as the browser ended: its exit code, or its signal
+ * raised again (with no core dump); removes the browser's TMPDIR first. */
+void wrapper_exit(struct wrapper *w) __attribute__((noreturn));
+/* Kills the browser's process group member we started, now (SIGKILL), and
+ * waits for it. */
+void wrapper_kill(struct wrapper *w);
+/* Arms the kill: the browser gets SIGKILL in ms unless it has gone. */
+void wrapper_kill_later(struct wrapper *w, int ms);
+
+/* The modes (wrapper_pipe.c, wrapper_port.c): run until the browser is gone,
+ * then wrapper_exit. Return only on a failure to start, with err. */
+int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen);
+int wrapper_run_port(struct wrapper *w, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,248 @@
+/* wrapper_port: cdpproxy-chromium's port mode: Chromium on a free port of its
+ * own, the proxy on the port the client asked for, and Chromium's stderr
+ * passed on with the proxy's address in its "DevTools listening" line. */
+#define _GNU_SOURCE   /* pipe2 */
+#include "wrapper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proxy.h"
+#include "util.h"
+
+#define LISTENING "DevTools listening on ws://"
+#define TEND_US (100 * 1000)       /* signals and the kill time, between lws's wake-ups */
+#define STDERR_DRAIN_MS 500        /* for Chromium's last lines, after it exits */
+
+struct port_run {
+	struct wrapper *w;
+	struct proxy px;
+	volatile int stop;
+	lws_sorted_usec_list_t sul;
+	int errfd;                    /* Chromium's stderr (read end) */
+	volatile int relay_done;
+	char browser_path[512];       /* /devtools/browser/ID */
+	uint64_t watch_port_until_us; /* DevToolsActivePort kept ours until then */
+};
+
+static struct port_run *the_run;
+
+static void port_wake(void)
+{
+	if (the_run && the_run->px.ctx)
+		lws_cancel_service(the_run->px.ctx);
+}
+
+static void port_reload(struct wrapper *w, struct policy *p)
+{
+	(void)w;
+	core_set_policy(&the_run->px.core, p, "SIGHUP");
+	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
+		(unsigned long long)the_run->px.core.policy_gen);
+}
+
+static void port_tend(struct proxy *px)
+{
+	(void)px;
+	if (!wrapper_tend(the_run->w, port_reload))
+		the_run->stop = 1;
+}
+
+static void rewrite_active_port(const char *profile, int port, const char *path);
+
+static void tend_tick(lws_sorted_usec_list_t *sul)
+{
+	struct port_run *r = the_run;
+
+	port_tend(&r->px);
+	/* Chromium may write its file after its stderr line: ours again. */
+	if (r->watch_port_until_us && util_mono_us() < r->watch_port_until_us)
+		rewrite_active_port(r->w->cfg.user_data_dir, r->px.port, r->browser_path);
+	lws_sul_schedule(the_run->px.ctx, 0, sul, tend_tick, TEND_US);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+/* After the DevTools line, Chromium's stderr goes on to ours as it comes. */
+static void *relay_stderr(void *arg)
+{
+	struct port_run *r = arg;
+	char buf[16384];
+	ssize_t n;
+
+	while ((n = read(r->errfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			write_all(2, buf, (size_t)n);
+	r->relay_done = 1;
+	return NULL;
+}
+
+/* Reads Chromium's stderr, passing lines on, until its DevTools line: its
+ * port and browser path. 0, or -1 when Chromium ended before saying it. */
+static int await_listening(struct port_run *r, int *port, char *path, size_t pathlen)
+{
+	char buf[8192];
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = r->w->wake_fd, .events = POLLIN },
+				       { .fd = r->errfd, .events = POLLIN } };
+		char *nl;
+		ssize_t n;
+
+		wrapper_tend(r->w, NULL);
+		if (poll(p, 2, 100) <= 0 || !p[1].revents)
+			continue;
+		n = read(r->errfd, buf + len, sizeof buf - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			write_all(2, buf, len);
+			return -1;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		while ((nl = memchr(buf, '\n', len))) {
+			size_t line = (size_t)(nl - buf) + 1;
+			char *at = strstr(buf, LISTENING);
+			if (at && at < nl) {
+				char *colon = strchr(at + strlen(LISTENING), ':'), *slash;
+				*port = colon ? atoi(colon + 1) : 0;
+				slash = colon ? strchr(colon, '/') : NULL;
+				if (*port > 0 && slash && slash < nl) {
+					snprintf(path, pathlen, "%.*s", (int)(nl - slash), slash);
+					memmove(buf, buf + line, len - line);
+					len -= line;
+					/* The rest of what was read, after the line. */
+					write_all(2, buf, len);
+					return 0;
+				}
+			}
+			write_all(2, buf, line);
+			memmove(buf, buf + line, len - line);
+			len -= line;
+		}
+		if (len == sizeof buf - 1) {   /* a line longer than buf: on as it is */
+			write_all(2, buf, len);
+			len = 0;
+		}
+	}
+}
+
+/* ChromeDriver and others read the port from DevToolsActivePort in the
+ * profile: it names the proxy's, so they come through it too. Left alone
+ * when it does already. */
+static void rewrite_active_port(const char *profile, int port, const char *path)
+{
+	char file[4200], tmp[4300];
+	FILE *f;
+	int now = 0;
+
+	snprintf(file, sizeof file, "%s/DevToolsActivePort", profile);
+	if ((f = fopen(file, "r"))) {
+		if (fscanf(f, "%d", &now) != 1)
+			now = 0;
+		fclose(f);
+	}
+	if (now == port)
+		return;
+	snprintf(tmp, sizeof tmp, "%s.cdpproxy", file);
+	if (!(f = fopen(tmp, "w")))
+		return;
+	fprintf(f, "%d\n%s", port, path);
+	if (fclose(f) == 0)
+		rename(tmp, file);
+	else
+		unlink(tmp);
+}
+
+int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
+{
+	static struct port_run r;
+	struct proxy_config cfg = {
+		.listen_host = "127.0.0.1", .upstream_host = "127.0.0.1",
+		.max_connections = 256, .upstream_timeout = 10,
+	};
+	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, bound;
+	char *path = r.browser_path;
+	pthread_t relay;
+
+	r.w = w;
+	the_run = &r;
+	w->wake = port_wake;
+	if (pipe2(errpipe, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fds[2] = errpipe[1];
+	if (wrapper_start(w, fds, err, errlen) < 0)
+		return -1;
+	close(errpipe[1]);
+	r.errfd = errpipe[0];
+	if (await_listening(&r, &chrome_port, path, sizeof r.browser_path) < 0) {
+		/* It failed as a browser: the client sees what it said and its status. */
+		while (wrapper_tend(w, NULL))
+			poll(NULL, 0, 50);
+		wrapper_exit(w);
+	}
+
+	cfg.listen_port = w->cfg.client_port;
+	cfg.upstream_port = chrome_port;
+	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
+	cfg.log_bodies = w->cfg.log_bodies;
+	cfg.max_message = w->cfg.max_message;
+	cfg.queue_bytes = w->cfg.queue_bytes;
+	cfg.policy_path = w->cfg.policy_path;
+	cfg.policy_dir = w->cfg.policy_dir;
+	if (proxy_start(&r.px, &cfg, w->cfg.policy, err, errlen) < 0) {
+		w->cfg.policy = NULL;   /* taken */
+		wrapper_kill(w);
+		return -1;
+	}
+	w->cfg.policy = NULL;
+	if (*w->cfg.control_host &&
+	    proxy_listen_also(&r.px, w->cfg.control_host, w->cfg.control_port, &bound, err, errlen) < 0) {
+		proxy_stop(&r.px);
+		wrapper_kill(w);
+		return -1;
+	}
+	if (*w->cfg.control_host)
+		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
+			w->cfg.control_host, bound);
+	r.px.on_wake = port_tend;
+	if (w->cfg.user_data_dir) {
+		rewrite_active_port(w->cfg.user_data_dir, r.px.port, path);
+		r.watch_port_until_us = util_mono_us() + 5000000;
+	}
+	fprintf(stderr, "DevTools listening on ws://127.0.0.1:%d%s\n", r.px.port, path);
+	if (pthread_create(&relay, NULL, relay_stderr, &r) == 0)
+		pthread_detach(relay);
+	else
+		r.relay_done = 1;
+	lws_sul_schedule(r.px.ctx, 0, &r.sul, tend_tick, TEND_US);
+	proxy_run(&r.px, &r.stop);
+	lws_sul_cancel(&r.sul);
+	r.px.on_wake = NULL;
+	w->wake = NULL;   /* the context goes now */
+	proxy_stop(&r.px);
+	for (int waited = 0; !r.relay_done && waited < STDERR_DRAIN_MS; waited += 20)
+		poll(NULL, 0, 20);
+	wrapper_exit(w);
+}

@@ -1,0 +1,157 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 8: a Playwright suite as users run it: `npx playwright test` of
+// tests/rigs/playwright, whose config's launchOptions.executablePath is the
+// wrapper (pipe mode: fds 3 and 4). Pages, page.route, a 16 MiB Uint8Array
+// upload and a download pass through it, two workers each get their own
+// wrapper and log file (CDPPROXY_LOG names a directory), and nothing is
+// left behind. Then what the message core adds: the log's Network.enable
+// commands with their sessions, and the network-postdata-cap policy acting.
+'use strict';
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./lib/harness');
+const wr = require('./lib/wrapper');
+
+const ALL = { timeout: 240000 };
+const RIG = path.join(h.ROOT, 'tests/rigs/playwright');
+const CLIENTS = path.join(h.ROOT, 'tests/clients');
+const DOWNLOAD = Buffer.alloc(4 << 20, 7);
+
+// The rig's server: a page with a download link, /data.json, POST /upload.
+function startRigServer() {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/upload') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ bytes: body.length, sha256: crypto.createHash('sha256').update(body).digest('hex') }));
+      } else if (req.url === '/file') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="rig.bin"' });
+        res.end(DOWNLOAD);
+      } else if (req.url === '/data.json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"source":"server"}');
+      } else {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<!doctype html><title>rig page</title><a id="download" href="/file">download</a>');
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  })));
+}
+
+// `npx playwright test` of the rig with env; resolves {code, report (the
+// JSON reporter's), stderr, logs: {file: records}, wrappers: pids}.
+async function runRig(server, env = {}) {
+  const logs = h.tmpdir('cdpproxy-wrap-pw-log-');
+  const out = h.tmpdir('cdpproxy-wrap-pw-out-');
+  const child = h.spawnTracked('npx', ['--no-install', 'playwright', 'test', '--config', path.join(RIG, 'playwright.config.js'), '--reporter=json'], {
+    cwd: CLIENTS,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: wr.wrapperEnv({
+      CDPPROXY_BROWSER: h.WRAPPER_BIN, CDPPROXY_LOG: logs.dir, RIG_URL: server.url, RIG_OUT: out.dir,
+      // The rig's files require @playwright/test from the committed client tree.
+      NODE_PATH: path.join(CLIENTS, 'node_modules'), ...env,
+    }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c === null ? s : c)));
+  let report = null;
+  try { report = JSON.parse(stdout); } catch { /* reported below */ }
+  const logsRead = wr.readLogs(logs.dir);
+  logs.remove();
+  out.remove();
+  const wrappers = Object.keys(logsRead).map((f) => Number(/cdpproxy-chromium-(\d+)\.jsonl/.exec(f)[1]));
+  return { code, report, stdout, stderr, logs: logsRead, wrappers };
+}
+
+// Every test result of a JSON report, flattened: {title, status, stdout}.
+function results(report) {
+  const out = [];
+  const walk = (suite) => {
+    for (const s of suite.suites || []) walk(s);
+    for (const spec of suite.specs || []) {
+      for (const t of spec.tests) {
+        for (const r of t.results) out.push({ title: spec.title, status: r.status, error: r.error && (r.error.message || '').slice(0, 500), stdout: (r.stdout || []).map((x) => x.text || '').join('') });
+      }
+    }
+  };
+  for (const s of report.suites) walk(s);
+  return out;
+}
+
+function uploadMbps(run) {
+  const r = results(run.report).find((x) => x.title.includes('16 MiB'));
+  const m = r && /([\d.]+) Mbps/.exec(r.stdout);
+  return m ? Number(m[1]) : null;
+}
+
+let server;
+let plain;
+let capped;
+
+test('npx playwright test, browser launched through the wrapper: the suite passes, nothing left', ALL, async (t) => {
+  server = await startRigServer();
+  plain = await runRig(server);
+  assert.ok(plain.report, `the JSON reporter's output parses; stderr:\n${plain.stderr}\nstdout:\n${plain.stdout.slice(0, 2000)}`);
+  const all = results(plain.report);
+  const bad = all.filter((r) => r.status !== 'passed');
+  assert.deepEqual(bad, [], 'every test passed');
+  assert.equal(all.length, 4, `four tests ran: ${all.map((r) => r.title)}`);
+  assert.equal(plain.code, 0, 'npx playwright test exits 0');
+  t.diagnostic(`upload through the wrapper (passthrough): ${uploadMbps(plain)} Mbps`);
+  assert.equal(plain.wrappers.length, 2, `two workers, two wrappers, a log file each: ${Object.keys(plain.logs)}`);
+  for (const pid of plain.wrappers) {
+    assert.equal(h.alive(pid), false, `wrapper ${pid} has exited`);
+    assert.deepEqual(wr.tmpdirsOf(pid), [], `wrapper ${pid} left no temporary directory`);
+  }
+  const left = h.allPids().filter((p) => h.alive(p) && h.cmdline(p)[0] === h.WRAPPER_BIN);
+  assert.deepEqual(left, [], 'no wrapper process left');
+  for (const [file, log] of Object.entries(plain.logs)) {
+    assert.ok(log.some((r) => r.kind === 'open'), `${file}: the pipe's open is logged`);
+    assert.ok(log.some((r) => r.kind === 'close'), `${file}: and its close`);
+  }
+});
+
+// Needs the message core behind the pipe leg (proxy/wrapper_pipe.c,
+// relay_deliver): until then the wrapper relays without logging messages.
+test('the log holds the suite\'s Network.enable commands, with their sessions', ALL, () => {
+  assert.ok(plain && plain.report, 'the suite ran');
+  const enables = Object.values(plain.logs).flat().filter((r) => r.kind === 'command' && r.method === 'Network.enable');
+  assert.ok(enables.length >= 4, `a Network.enable per page at least (4 tests): ${enables.length} logged`);
+  assert.ok(enables.every((r) => typeof r.session === 'string' && r.session.length > 0),
+    `each with the page's session: ${JSON.stringify(enables.slice(0, 3))}`);
+});
+
+test('CDPPROXY_POLICY=network-postdata-cap: the suite passes again', ALL, async (t) => {
+  capped = await runRig(server, { CDPPROXY_POLICY: path.join(h.ROOT, 'policies/network-postdata-cap.json') });
+  await server.close();
+  assert.ok(capped.report, `the JSON reporter's output parses; stderr:\n${capped.stderr}`);
+  assert.deepEqual(results(capped.report).filter((r) => r.status !== 'passed'), [], 'every test passed');
+  const a = uploadMbps(plain);
+  const b = uploadMbps(capped);
+  t.diagnostic(`16 MiB Uint8Array upload: passthrough ${a} Mbps, network-postdata-cap ${b} Mbps, ratio ${(b / a).toFixed(2)}`);
+  assert.ok(a > 0 && b > 0, 'both runs measured their upload');
+});
+
+// Needs the message core too: the policy applied to the pipe's messages.
+test('network-postdata-cap acted: Network.enable rewritten in the log', ALL, () => {
+  assert.ok(capped && capped.report, 'the capped suite ran');
+  const enables = Object.values(capped.logs).flat().filter((r) => r.kind === 'command' && r.method === 'Network.enable');
+  assert.ok(enables.length >= 4 && enables.every((r) => r.action === 'rewrite'),
+    `every Network.enable rewritten: ${JSON.stringify(enables.slice(0, 3))}`);
+});

@@ -1,0 +1,43 @@
+// Helpers for the browser wrapper's tests (8x-wrapper-*.t): the processes a
+// wrapper started, what it leaves in /tmp, and waiting for them to go.
+'use strict';
+const fs = require('node:fs');
+const h = require('./harness');
+
+// The real browser the wrapper `pid` started (its child, not a helper), or null.
+function chromiumOf(pid) {
+  return h.descendants(pid).find((p) => h.procStat(p) && h.procStat(p).ppid === pid &&
+    !h.cmdline(p).some((a) => a.startsWith('--type='))) || null;
+}
+
+// The wrapper's own temporary directories: Chromium's TMPDIR, named for it.
+function tmpdirsOf(pid) {
+  return fs.readdirSync('/tmp').filter((d) => d.startsWith(`cdpproxy-chromium-${pid}-`)).map((d) => `/tmp/${d}`);
+}
+
+// Resolves the pids of `pids` still alive after `ms` (empty when all went).
+async function goneWithin(pids, ms) {
+  const until = Date.now() + ms;
+  let left = pids.filter(h.alive);
+  while (left.length && Date.now() < until) {
+    await h.sleep(50);
+    left = left.filter(h.alive);
+  }
+  return left.map((p) => `${p} ${h.cmdline(p).slice(0, 2).join(' ')}`);
+}
+
+// The JSON lines of every log file in dir (one per wrapper process).
+function readLogs(dir) {
+  const out = {};
+  for (const f of fs.readdirSync(dir)) out[f] = h.readLog(`${dir}/${f}`);
+  return out;
+}
+
+// The env a test gives a wrapped launch: the wrapper's config only.
+function wrapperEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const k of Object.keys(env)) if (k.startsWith('CDPPROXY_') && !(k in extra)) delete env[k];
+  return env;
+}
+
+module.exports = { chromiumOf, tmpdirsOf, goneWithin, readLogs, wrapperEnv };

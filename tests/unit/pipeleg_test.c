@@ -1,0 +1,246 @@
+/* pipeleg_test: NUL framing over a real pipe in random chunk sizes, a 64 MiB
+ * message, refusal of a message with no NUL past max_message, and ordered
+ * writes through a pipe that fills. */
+#include "../../proxy/pipeleg.c"
+
+#include <signal.h>
+
+#include "tap.h"
+
+#define MAX_MSGS 4096
+
+struct got {
+	size_t n;
+	size_t len[MAX_MSGS];
+	uint64_t sum[MAX_MSGS];       /* of the bytes, to compare without keeping them */
+	int first[MAX_MSGS];          /* first byte, or -1 */
+	uint64_t refused[16];
+	size_t n_refused;
+	size_t max_in_cap;
+};
+
+static uint64_t checksum(const char *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void deliver(void *ctx, int side, const char *buf, size_t len)
+{
+	struct got *g = ctx;
+	(void)side;
+	if (g->n < MAX_MSGS) {
+		g->len[g->n] = len;
+		g->sum[g->n] = checksum(buf, len);
+		g->first[g->n] = len ? (unsigned char)buf[0] : -1;
+	}
+	g->n++;
+}
+
+static void refused(void *ctx, int side, uint64_t bytes)
+{
+	struct got *g = ctx;
+	(void)side;
+	if (g->n_refused < 16)
+		g->refused[g->n_refused] = bytes;
+	g->n_refused++;
+}
+
+static const struct pipeleg_ops ops = { deliver, refused };
+
+/* Writes len bytes of p into wfd in random chunks, letting the leg read after
+ * each, as a peer writing at its own pace would. */
+static void feed(struct pipeleg *l, int wfd, const char *p, size_t len, struct got *g)
+{
+	char err[128];
+	size_t off = 0;
+
+	while (off < len) {
+		size_t chunk = 1 + (size_t)rand() % 70000;
+		ssize_t n;
+		if (chunk > len - off)
+			chunk = len - off;
+		n = write(wfd, p + off, chunk);
+		if (n > 0)
+			off += (size_t)n;
+		if (pipeleg_read(l, err, sizeof err) < 0)
+			break;
+		if (l->in_cap > g->max_in_cap)
+			g->max_in_cap = l->in_cap;
+	}
+}
+
+static void open_leg(struct pipeleg *l, int *wfd, uint64_t max, struct got *g)
+{
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		abort();
+	memset(g, 0, sizeof *g);
+	pipeleg_init(l, 7, fds[0], -1, max, &ops, g);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	*wfd = fds[1];
+}
+
+static void test_random_splits(void)
+{
+	struct pipeleg l;
+	struct got g;
+	char *stream = xmalloc(8 << 20), err[128];
+	size_t len = 0, n_msgs = 0, lens[1000];
+	uint64_t sums[1000];
+	int wfd, ok_all = 1;
+
+	open_leg(&l, &wfd, 256ull << 20, &g);
+	for (n_msgs = 0; n_msgs < 1000; n_msgs++) {
+		/* Mostly small, some empty, a few of hundreds of KiB. */
+		size_t m = n_msgs % 97 == 0 ? (size_t)rand() % 400000 : n_msgs % 13 == 0 ? 0 : (size_t)rand() % 300;
+		for (size_t i = 0; i < m; i++)
+			stream[len + i] = (char)('a' + (i + n_msgs) % 26);
+		lens[n_msgs] = m;
+		sums[n_msgs] = checksum(stream + len, m);
+		len += m;
+		stream[len++] = '\0';
+	}
+	feed(&l, wfd, stream, len, &g);
+	close(wfd);
+	while (pipeleg_read(&l, err, sizeof err) > 0)
+		;
+	is_int(g.n, n_msgs, "random chunks: every message delivered once");
+	for (size_t i = 0; i < n_msgs && i < g.n; i++)
+		ok_all &= g.len[i] == lens[i] && g.sum[i] == sums[i];
+	ok(ok_all, "random chunks: each message whole and in order");
+	is_int(g.n_refused, 0, "random chunks: nothing refused");
+	is_int(l.rfd, -1, "end of input closes the read side");
+	pipeleg_free(&l);
+	free(stream);
+}
+
+static void test_big(void)
+{
+	size_t big = 64u << 20;
+	char *msg = xmalloc(big + 2), err[128];
+	struct pipeleg l;
+	struct got g;
+	int wfd;
+
+	for (size_t i = 0; i < big; i++)
+		msg[i] = (char)('0' + i % 10);
+	msg[big] = '\0';
+	msg[big + 1] = 'x';   /* the start of a message cut by the end of input */
+	open_leg(&l, &wfd, 256ull << 20, &g);
+	feed(&l, wfd, msg, big + 2, &g);
+	close(wfd);
+	while (pipeleg_read(&l, err, sizeof err) > 0)
+		;
+	is_int(g.n, 1, "64 MiB: one message");
+	ok(g.n == 1 && g.len[0] == big && g.sum[0] == checksum(msg, big), "64 MiB: whole and intact");
+	is_int(g.n_refused, 1, "a message cut short by the end of input is refused");
+	is_int(g.refused[0], 1, "... counting its one byte");
+	ok(l.in_cap <= 4 * READ_CHUNK, "buffer given back after the big message (%zu bytes)", l.in_cap);
+	pipeleg_free(&l);
+	free(msg);
+}
+
+static void test_oversized(void)
+{
+	uint64_t max = 1 << 20;
+	size_t junk = 5u << 20;
+	char *stream = xmalloc(junk + 16), err[128];
+	struct pipeleg l;
+	struct got g;
+	int wfd;
+
+	memset(stream, 'z', junk);
+	stream[junk] = '\0';
+	memcpy(stream + junk + 1, "{\"id\":1}", 9);   /* its NUL ends it */
+	open_leg(&l, &wfd, max, &g);
+	feed(&l, wfd, stream, junk + 10, &g);
+	close(wfd);
+	while (pipeleg_read(&l, err, sizeof err) > 0)
+		;
+	is_int(g.n_refused, 1, "oversized: refused once");
+	is_int(g.refused[0], junk, "oversized: every byte up to its NUL discarded and counted");
+	is_int(l.refused_bytes, junk, "oversized: counted in the leg too");
+	is_int(g.n, 1, "oversized: the next message still arrives");
+	ok(g.n == 1 && g.len[0] == 8 && g.first[0] == '{', "oversized: and it is whole");
+	ok(g.max_in_cap <= max + READ_CHUNK, "oversized: buffer never past max_message and a chunk "
+	   "(%zu)", g.max_in_cap);
+	pipeleg_free(&l);
+	free(stream);
+}
+
+/* Messages queued beyond what the pipe holds come out whole and in order. */
+static void test_writes(void)
+{
+	struct pipeleg l;
+	int fds[2];
+	char err[128], *buf = xmalloc(4 << 20), *msg = xmalloc(300000);
+	size_t got = 0, queued;
+	int flushes = 0, ok_all = 1;
+
+	if (pipe(fds) < 0)
+		abort();
+	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	for (int i = 0; i < 10; i++) {
+		memset(msg, 'A' + i, 300000);
+		pipeleg_send(&l, msg, 300000 - (size_t)i);
+	}
+	queued = pipeleg_queued(&l);
+	is_int(queued, 10 * 300000 - 45 + 10, "queued: bytes and NULs");
+	ok(pipeleg_wants_write(&l), "wants to write");
+	pipeleg_close_write(&l);
+	while ((pipeleg_wants_write(&l) || l.wfd >= 0) && flushes++ < 10000) {
+		ssize_t n;
+		pipeleg_flush(&l, err, sizeof err);
+		while ((n = read(fds[0], buf + got, (4 << 20) - got)) > 0)
+			got += (size_t)n;
+	}
+	is_int(got, queued, "every queued byte written");
+	is_int(l.wfd, -1, "write side closed once the queue was written");
+	for (size_t off = 0, i = 0; i < 10; i++) {
+		size_t len = 300000 - i;
+		for (size_t k = 0; k < len; k++)
+			ok_all &= buf[off + k] == 'A' + (int)i;
+		ok_all &= buf[off + len] == '\0';
+		off += len + 1;
+	}
+	ok(ok_all, "messages whole, in order, each ended by a NUL");
+	is_int(l.msgs_out, 10, "ten messages counted out");
+	close(fds[0]);
+	pipeleg_free(&l);
+	free(buf);
+	free(msg);
+}
+
+static void test_peer_gone(void)
+{
+	struct pipeleg l;
+	int fds[2];
+	char err[128] = "";
+
+	if (pipe(fds) < 0)
+		abort();
+	signal(SIGPIPE, SIG_IGN);
+	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
+	close(fds[0]);
+	pipeleg_send(&l, "{}", 2);
+	is_int(pipeleg_flush(&l, err, sizeof err), -1, "a gone reader: flush fails");
+	ok(strstr(err, "Broken pipe") != NULL, "... saying why (%s)", err);
+	is_int(pipeleg_queued(&l), 0, "... and the queue is dropped");
+	pipeleg_free(&l);
+}
+
+int main(void)
+{
+	srand(1234);
+	test_random_splits();
+	test_big();
+	test_oversized();
+	test_writes();
+	test_peer_gone();
+	return tap_done();
+}
