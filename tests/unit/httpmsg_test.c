@@ -64,9 +64,7 @@ int main(void)
 	for (size_t step = 0; step < 3; step++) {
 		is_int(feed(m, 0, chunked, sizeof chunked - 1, step), (long long)sizeof chunked - 1,
 		       "chunked (step %zu): all bytes used", step);
-		ok(m->done && m->chunked && m->content_length == -1, "done, chunked");
-		ok(body_len == 11 && !memcmp(body, "hello world", 11), "the body, decoded");
-		is_int((long long)m->body_bytes, 11, "body bytes counted");
+		ok(m->done && body_len == 11 && !memcmp(body, "hello world", 11), "done, the body decoded");
 	}
 	is_int(feed(m, 0, two, sizeof two - 1, 0), 19, "two requests: the first ends at byte 19");
 	is_str(m->target, "/a", "the first one's target");

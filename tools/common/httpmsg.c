@@ -78,8 +78,6 @@ static int on_headers_complete(http_parser *p)
 		m->status = (int)p->status_code;
 	m->upgrade = p->upgrade;
 	m->keep_alive = http_should_keep_alive(p);
-	m->chunked = !!(p->flags & F_CHUNKED);
-	m->content_length = p->flags & F_CONTENTLENGTH ? (int64_t)p->content_length : -1;
 	m->head_done = 1;
 	if (m->on_head)
 		m->on_head(m);
@@ -90,7 +88,6 @@ static int on_body(http_parser *p, const char *at, size_t n)
 {
 	struct httpmsg *m = msg_of(p);
 
-	m->body_bytes += n;
 	if (m->on_body)
 		m->on_body(m, at, n);
 	return 0;
@@ -119,7 +116,6 @@ void httpmsg_init(struct httpmsg *m, int response)
 	m->text_len = 0;
 	m->nheaders = 0;
 	m->last = NONE;
-	m->content_length = -1;
 	m->target = "";
 	http_parser_init(&m->parser, response ? HTTP_RESPONSE : HTTP_REQUEST);
 	m->parser.data = m;

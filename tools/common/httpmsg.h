@@ -19,11 +19,8 @@ struct httpmsg {
 	int head_done;
 	int upgrade;                  /* the bytes after the head are another protocol's */
 	int keep_alive;               /* the connection may carry another message */
-	int chunked;
-	int64_t content_length;       /* -1 when absent */
 	int too_large;                /* the head did not fit in HTTPMSG_HEAD_MAX */
 	int done;                     /* the whole message is in */
-	uint64_t body_bytes;          /* decoded body bytes so far */
 	/* Optional, set after httpmsg_init: the head is in; a piece of body. */
 	void (*on_head)(struct httpmsg *m);
 	void (*on_body)(struct httpmsg *m, const char *p, size_t n);
