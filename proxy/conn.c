@@ -445,6 +445,6 @@ json_t *conn_list_json(struct proxy *px)
 void conn_close_all(struct proxy *px)
 {
 	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next)
-		for (int s = DOWN; s <= UP; s++)
+		for (int s = DOWN; s <= UP && cc->ops == &conn_ops; s++)
 			conn_close_side(conn_of(cc), s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
 }

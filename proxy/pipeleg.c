@@ -1,5 +1,6 @@
 /* pipeleg: one peer over a pair of pipe fds (Chromium's --remote-debugging-pipe
- * framing): bytes in, whole NUL-ended messages out, and back. */
+ * framing): bytes in, whole NUL-ended messages out; and the core's queue
+ * for that peer written back as NUL-ended messages. */
 #include "pipeleg.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 #define READ_CHUNK (256 * 1024)   /* room made before each read */
 #define READS_PER_CALL 16         /* then the other fds get their turn */
-#define IOV_BLOCKS 64             /* blocks offered to one writev */
+#define IOV_MSGS 32               /* messages (and their NULs) offered to one writev */
 
 static void set_fd_flags(int fd)
 {
@@ -87,7 +88,7 @@ static void split(struct pipeleg *l, size_t old_len)
 
 int pipeleg_read(struct pipeleg *l, char *err, size_t errlen)
 {
-	for (int reads = 0; l->rfd >= 0 && reads < READS_PER_CALL; reads++) {
+	for (int reads = 0; reads < READS_PER_CALL; reads++) {
 		size_t old = l->in_len;
 		ssize_t n;
 
@@ -121,60 +122,29 @@ int pipeleg_read(struct pipeleg *l, char *err, size_t errlen)
 			refuse(l, l->discarding + l->in_len);
 		l->in_len = 0;
 		l->discarding = 0;
-		close(l->rfd);
-		l->rfd = -1;
 		return 0;
 	}
-	return l->rfd >= 0;
+	return 1;
 }
 
-void pipeleg_send(struct pipeleg *l, const char *buf, size_t len)
+int pipeleg_write(struct pipeleg *l, struct queue *q, char *err, size_t errlen)
 {
-	struct pipeleg_block *b = xmalloc(sizeof *b + len + 1);
+	static const char nul;
 
-	b->next = NULL;
-	b->len = len + 1;
-	b->off = 0;
-	memcpy(b->data, buf, len);
-	b->data[len] = '\0';
-	if (l->tail)
-		l->tail->next = b;
-	else
-		l->head = b;
-	l->tail = b;
-	l->queued += len + 1;
-}
-
-static void drop_queue(struct pipeleg *l)
-{
-	while (l->head) {
-		struct pipeleg_block *b = l->head;
-		l->head = b->next;
-		free(b);
-	}
-	l->tail = NULL;
-	l->queued = 0;
-}
-
-void pipeleg_peer_gone(struct pipeleg *l)
-{
-	drop_queue(l);
-	if (l->wfd >= 0)
-		close(l->wfd);
-	l->wfd = -1;
-}
-
-int pipeleg_flush(struct pipeleg *l, char *err, size_t errlen)
-{
-	while (l->head && l->wfd >= 0) {
-		struct iovec iov[IOV_BLOCKS];
-		struct pipeleg_block *b = l->head;
+	while (q->head) {
+		struct iovec iov[2 * IOV_MSGS];
+		struct msg *m = q->head;
 		int n_iov = 0;
 		ssize_t n;
 
-		for (; b && n_iov < IOV_BLOCKS; b = b->next, n_iov++) {
-			iov[n_iov].iov_base = b->data + b->off;
-			iov[n_iov].iov_len = b->len - b->off;
+		/* m->sent counts the message's bytes and then its NUL. */
+		for (; m && n_iov + 2 <= 2 * IOV_MSGS; m = m->next) {
+			if (m->sent < m->len) {
+				iov[n_iov].iov_base = MSG_DATA(m) + m->sent;
+				iov[n_iov++].iov_len = m->len - m->sent;
+			}
+			iov[n_iov].iov_base = (void *)&nul;
+			iov[n_iov++].iov_len = 1;
 		}
 		n = writev(l->wfd, iov, n_iov);
 		if (n < 0 && errno == EINTR)
@@ -183,54 +153,25 @@ int pipeleg_flush(struct pipeleg *l, char *err, size_t errlen)
 			return 0;
 		if (n < 0) {
 			snprintf(err, errlen, "write: %s", strerror(errno));
-			pipeleg_peer_gone(l);
 			return -1;
 		}
-		l->queued -= (size_t)n;
 		l->bytes_out += (size_t)n;
 		while (n > 0) {
-			size_t left = l->head->len - l->head->off;
+			size_t left = q->head->len + 1 - q->head->sent;
 			if ((size_t)n < left) {
-				l->head->off += (size_t)n;
+				q->head->sent += (size_t)n;
 				break;
 			}
 			n -= (ssize_t)left;
-			b = l->head;
-			l->head = b->next;
-			free(b);
 			l->msgs_out++;
+			l->ops->written(l->ctx, l->side);
 		}
-		if (!l->head)
-			l->tail = NULL;
 	}
-	if (!l->head && l->closing && l->wfd >= 0) {
-		close(l->wfd);
-		l->wfd = -1;
-	}
-	return 0;
-}
-
-size_t pipeleg_queued(const struct pipeleg *l) { return l->queued; }
-void pipeleg_pause(struct pipeleg *l, int paused) { l->paused = paused; }
-int pipeleg_wants_read(const struct pipeleg *l) { return l->rfd >= 0 && !l->paused; }
-int pipeleg_wants_write(const struct pipeleg *l) { return l->wfd >= 0 && l->head; }
-
-void pipeleg_close_write(struct pipeleg *l)
-{
-	char err[64];
-
-	l->closing = 1;
-	pipeleg_flush(l, err, sizeof err);
+	return 1;
 }
 
 void pipeleg_free(struct pipeleg *l)
 {
-	if (l->rfd >= 0)
-		close(l->rfd);
-	if (l->wfd >= 0)
-		close(l->wfd);
-	l->rfd = l->wfd = -1;
-	drop_queue(l);
 	free(l->in);
 	l->in = NULL;
 	l->in_len = l->in_cap = 0;

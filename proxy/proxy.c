@@ -32,6 +32,7 @@ static const struct lws_protocols protocols[] = {
 	{ "cdp-down", conn_down_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
 	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
+	{ "cdp-pipe", wrapper_pipe_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -142,6 +143,8 @@ void proxy_run(struct proxy *px, volatile int *stop)
 	while (!*stop && lws_service(px->ctx, 0) >= 0) {
 		core_new_round(&px->core);   /* each round reads each socket once */
 		conn_flush(px);
+		if (px->on_round)
+			px->on_round(px);
 	}
 }
 

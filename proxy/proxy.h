@@ -50,6 +50,7 @@ struct proxy {
 	uint64_t started_us;
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
+	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
 	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
 };
 
@@ -84,6 +85,10 @@ int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 /* Writes what this round of the event loop queued, at once. */
 void conn_flush(struct proxy *px);
 void conn_close_all(struct proxy *px);
+
+/* wrapper_pipe.c: the pipe legs, raw files in the loop. */
+int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+			  void *in, size_t len);
 
 /* http.c: discovery forwarding and the /proxy/ admin endpoints. */
 int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,

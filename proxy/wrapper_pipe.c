@@ -1,5 +1,8 @@
-/* wrapper_pipe: cdpproxy-chromium's pipe mode: the client's fds 3 and 4 on one
- * leg, a pipe pair of Chromium's own on the other, and a poll loop between. */
+/* wrapper_pipe: cdpproxy-chromium's pipe mode: the client's fds 3 and 4 as
+ * one pipe leg, a pipe pair of Chromium's own as the other, both adopted
+ * into the proxy's lws loop as raw files, and the message core between
+ * them: the same scan, sessions, policy, stats and log as the WebSocket
+ * proxy, and CDPPROXY_CONTROL served by the same HTTP side. */
 #define _GNU_SOURCE   /* pipe2, F_SETPIPE_SZ */
 #include "wrapper.h"
 
@@ -11,56 +14,188 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "log.h"
 #include "pipeleg.h"
-#include "policy.h"
+#include "proxy.h"
 #include "util.h"
 
-/* The legs, in the order of the core's enum side: DOWN, UP. */
-enum { CLIENT, BROWSER };
-static const char *const side_name[] = { "client", "browser" };
-
 #define PIPE_BYTES (1 << 20)      /* asked of the kernel for Chromium's pipes */
-#define DRAIN_MS 1000             /* after the browser exits, for its last words */
+#define TEND_US (100 * 1000)      /* signals and the kill time, between wake-ups */
+#define DRAIN_US (1000 * 1000)    /* after the browser exits, for its last words */
 #define HANG_MS 5000              /* a browser that outlives its client's pipe this long is killed */
 
-struct relay {
+/* The one connection: DOWN is the client's pipe pair, UP Chromium's. */
+struct pipe_run {
+	struct core_conn cc;
 	struct wrapper *w;
+	struct proxy px;
+	volatile int stop;
+	lws_sorted_usec_list_t sul;
 	struct pipeleg leg[2];
-	struct log *log;              /* CDPPROXY_LOG, or NULL */
+	struct lws *rwsi[2], *wwsi[2];  /* NULL once closed */
+	int in_done[2];               /* side s's input ended */
+	int close_write[2];           /* close side s's output once its queue is written */
+	int dirty[2];                 /* out[s] has news: write it at the round's end */
+	uint64_t exited_at_us;        /* when the browser was reaped */
 };
 
-/* Where the message core plugs in: each whole message from one leg, to be
- * written to the other. Today it goes unchanged (no scan, policy or log). */
-static void relay_deliver(void *ctx, int side, const char *buf, size_t len)
-{
-	struct relay *r = ctx;
+static struct pipe_run *the_run;
 
-	pipeleg_send(&r->leg[!side], buf, len);
+#define run_of(ccp) lws_container_of(ccp, struct pipe_run, cc)
+
+/* The core's asks: writes wait for the end of the event loop's round
+ * (pipe_flush), so that a round's messages go out in one writev. */
+static void pipe_queued(struct core_conn *cc, enum side s)
+{
+	run_of(cc)->dirty[s] = 1;
 }
 
-/* A message past CDPPROXY_MAX_MESSAGE with no NUL: refused, said once. */
-static void relay_refused(void *ctx, int side, uint64_t bytes)
+static void pipe_reading(struct core_conn *cc, enum side s, int on)
 {
-	struct relay *r = ctx;
+	struct pipe_run *r = run_of(cc);
+
+	if (r->rwsi[s])
+		lws_rx_flow_control(r->rwsi[s], on);
+}
+
+static const struct core_leg_ops pipe_ops = { pipe_queued, pipe_reading };
+
+/* The legs' reports. */
+static void leg_deliver(void *ctx, int side, const char *buf, size_t len)
+{
+	struct pipe_run *r = ctx;
+	struct msg *m = msg_new(len);
+
+	memcpy(MSG_DATA(m), buf, len);
+	m->len = len;
+	core_deliver(&r->cc, (enum side)side, m);
+}
+
+static void leg_refused(void *ctx, int side, uint64_t bytes)
+{
+	struct pipe_run *r = ctx;
 
 	fprintf(stderr, "cdpproxy-chromium: refused a message from the %s of %llu bytes or more "
 		"(no NUL within CDPPROXY_MAX_MESSAGE, %llu bytes): discarded\n", side_name[side],
 		(unsigned long long)bytes, (unsigned long long)r->w->cfg.max_message);
-	if (r->log)
-		log_event(r->log, 1, "refused", json_pack("{s:s, s:I, s:I}", "from", side_name[side],
-			  "bytes", (json_int_t)bytes, "max_message", (json_int_t)r->w->cfg.max_message));
+	if (r->px.core.log)
+		log_event(r->px.core.log, r->cc.id, "too_large", json_pack("{s:s, s:I, s:I}",
+			  "from", side_name[side], "bytes_at_least", (json_int_t)bytes,
+			  "max", (json_int_t)r->w->cfg.max_message));
 }
 
-static const struct pipeleg_ops relay_ops = { relay_deliver, relay_refused };
-
-/* SIGHUP's new policy: the core will apply it; for now it is only kept. */
-static void relay_reload(struct wrapper *w, struct policy *p)
+static void leg_written(void *ctx, int side)
 {
-	policy_free(w->cfg.policy);
-	w->cfg.policy = p;
+	struct pipe_run *r = ctx;
+
+	core_written(&r->cc, (enum side)side);
+}
+
+static const struct pipeleg_ops leg_ops = { leg_deliver, leg_refused, leg_written };
+
+/* Nothing more goes to side s: its output closes once what is queued is
+ * written, so that its reader sees the end (Chromium exits on it). */
+static void pipe_end_output(struct pipe_run *r, enum side s)
+{
+	if (r->close_write[s])
+		return;
+	r->close_write[s] = 1;
+	core_shut(&r->cc, s, 0);
+	if (r->wwsi[s])
+		lws_callback_on_writable(r->wwsi[s]);
+	if (s == UP)   /* the client is gone: the browser has a while to follow */
+		wrapper_kill_later(r->w, HANG_MS);
+}
+
+/* Writes what is queued for side s; -1 to close its output now. */
+static int pipe_write(struct pipe_run *r, enum side s)
+{
+	char err[160];
+	int rc = pipeleg_write(&r->leg[s], &r->cc.out[s], err, sizeof err);
+
+	if (rc < 0)
+		return -1;
+	if (!rc) {   /* full: lws says when it takes more */
+		lws_callback_on_writable(r->wwsi[s]);
+		return 0;
+	}
+	return r->close_write[s] ? -1 : 0;
+}
+
+/* The end of an event loop round: what the round queued goes out. */
+static void pipe_flush(struct proxy *px)
+{
+	struct pipe_run *r = the_run;
+
+	(void)px;
+	for (int s = DOWN; s <= UP; s++) {
+		if (!r->dirty[s])
+			continue;
+		r->dirty[s] = 0;
+		if (r->wwsi[s] && pipe_write(r, (enum side)s) < 0)
+			lws_set_timeout(r->wwsi[s], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE,
+					LWS_TO_KILL_ASYNC);
+	}
+}
+
+/* Which leg and which end a wsi is: the leg's side, and *out. */
+static int wsi_side(struct pipe_run *r, struct lws *wsi, int *out)
+{
+	for (int s = DOWN; s <= UP; s++) {
+		if (wsi == r->rwsi[s] || wsi == r->wwsi[s]) {
+			*out = wsi == r->wwsi[s];
+			return s;
+		}
+	}
+	return -1;
+}
+
+int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+			  void *in, size_t len)
+{
+	struct pipe_run *r = the_run;
+	int out = 0, s = r ? wsi_side(r, wsi, &out) : -1;
+	char err[160];
+
+	(void)user, (void)in, (void)len;
+	if (s < 0)
+		return 0;
+	switch (reason) {
+	case LWS_CALLBACK_RAW_RX_FILE: {
+		int rc;
+		core_read_clock(&r->px.core, wsi);
+		rc = pipeleg_read(&r->leg[s], err, sizeof err);
+		if (rc > 0)
+			return 0;
+		if (rc < 0)
+			fprintf(stderr, "cdpproxy-chromium: %s pipe: %s\n", side_name[s], err);
+		/* Its input ended: so does the other side's (the client's close is
+		 * Chromium's EOF on fd 3; Chromium's, the client's). */
+		r->in_done[s] = 1;
+		pipe_end_output(r, (enum side)!s);
+		return -1;
+	}
+	case LWS_CALLBACK_RAW_WRITEABLE_FILE:
+		/* Written at the round's end (pipe_flush): lws 4.1.6 clears a
+		 * raw file's POLLOUT after this callback, so a wish to write
+		 * again, made here, would be lost. */
+		if (out)
+			r->dirty[s] = 1;
+		return 0;
+	case LWS_CALLBACK_RAW_CLOSE_FILE:
+		if (out) {
+			r->wwsi[s] = NULL;
+			/* Its reader is gone (or we closed it): nothing can reach it. */
+			core_shut(&r->cc, (enum side)s, 1);
+			if (s == DOWN)   /* a client that stopped reading is not waited for */
+				pipe_end_output(r, UP);
+		} else {
+			r->rwsi[s] = NULL;
+			r->in_done[s] = 1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 /* The client's fd (3 or 4) moved above 4, close-on-exec. -1 if not open. */
@@ -75,103 +210,61 @@ static int take_client_fd(int fd)
 	return moved;
 }
 
-static void poll_leg(struct pollfd *p, int *n, const struct pipeleg *l, int idx[2])
+static void pipe_wake(void)
 {
-	idx[0] = idx[1] = -1;
-	if (pipeleg_wants_read(l)) {
-		idx[0] = *n;
-		p[(*n)++] = (struct pollfd){ .fd = l->rfd, .events = POLLIN };
-	}
-	/* Always watched while open: POLLERR says the reader went away. */
-	if (l->wfd >= 0) {
-		idx[1] = *n;
-		p[(*n)++] = (struct pollfd){ .fd = l->wfd, .events = pipeleg_wants_write(l) ? POLLOUT : 0 };
-	}
+	if (the_run && the_run->px.ctx)
+		lws_cancel_service(the_run->px.ctx);
 }
 
-/* One pass over what poll said about a leg; side is CLIENT or BROWSER. */
-static void serve_leg(struct relay *r, int side, const struct pollfd *p, const int idx[2])
+static void pipe_reload(struct wrapper *w, struct policy *p)
 {
-	struct pipeleg *l = &r->leg[side];
-	char err[256];
-
-	if (idx[0] >= 0 && p[idx[0]].revents && pipeleg_read(l, err, sizeof err) < 0) {
-		fprintf(stderr, "cdpproxy-chromium: %s pipe: %s\n", side_name[side], err);
-		close(l->rfd);
-		l->rfd = -1;
-	}
-	if (idx[1] >= 0 && p[idx[1]].revents) {
-		if (p[idx[1]].revents & (POLLERR | POLLHUP) && !(p[idx[1]].revents & POLLOUT))
-			pipeleg_peer_gone(l);   /* nothing queued for it can arrive */
-		else
-			pipeleg_flush(l, err, sizeof err);
-	}
+	(void)w;
+	core_set_policy(&the_run->px.core, p, "SIGHUP");
+	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
+		(unsigned long long)the_run->px.core.policy_gen);
 }
 
-static void relay_loop(struct relay *r)
+/* Signals and the browser's state; the end once it is gone and its last
+ * words are written (or the drain time is up). */
+static void pipe_tend(struct proxy *px)
 {
-	struct wrapper *w = r->w;
-	uint64_t exited_at = 0;
-	int running = 1, tend = 1;
-	char err[256];
+	struct pipe_run *r = the_run;
 
-	for (;;) {
-		struct pollfd p[5];
-		int n = 0, idx[2][2], ready;
+	(void)px;
+	if (!r->exited_at_us && !wrapper_tend(r->w, pipe_reload))
+		r->exited_at_us = util_mono_us();
+	if (r->exited_at_us &&
+	    ((r->in_done[UP] && (!r->wwsi[DOWN] || !r->cc.out[DOWN].head)) ||
+	     util_mono_us() - r->exited_at_us > DRAIN_US))
+		r->stop = 1;
+}
 
-		/* Signals and the browser's state: after a signal (SIGCHLD
-		 * included) or a quiet interval, not at every message. */
-		if (tend || w->kill_at_us)
-			running = wrapper_tend(w, relay_reload);
+static void tend_tick(lws_sorted_usec_list_t *sul)
+{
+	pipe_tend(&the_run->px);
+	lws_sul_schedule(the_run->px.ctx, 0, sul, tend_tick, TEND_US);
+}
 
-		/* Backpressure: a side whose peer is slow stops being read. */
-		pipeleg_pause(&r->leg[CLIENT], pipeleg_queued(&r->leg[BROWSER]) > w->cfg.queue_bytes);
-		pipeleg_pause(&r->leg[BROWSER], pipeleg_queued(&r->leg[CLIENT]) > w->cfg.queue_bytes);
-		/* An end of input travels on: the client's close is Chromium's EOF
-		 * on fd 3 (it then exits); Chromium's is the client's. */
-		for (int s = CLIENT; s <= BROWSER; s++)
-			if (r->leg[s].rfd < 0 && !r->leg[!s].closing) {
-				pipeleg_close_write(&r->leg[!s]);
-				if (s == CLIENT)
-					wrapper_kill_later(w, HANG_MS);
-			}
-		/* A client that stopped reading is not waited for either. */
-		if (r->leg[CLIENT].wfd < 0 && !r->leg[BROWSER].closing) {
-			pipeleg_close_write(&r->leg[BROWSER]);
-			wrapper_kill_later(w, HANG_MS);
-		}
-		if (!running) {
-			if (!exited_at)
-				exited_at = util_mono_us();
-			if ((r->leg[BROWSER].rfd < 0 && !pipeleg_wants_write(&r->leg[CLIENT])) ||
-			    util_mono_us() - exited_at > DRAIN_MS * 1000ull)
-				break;
-		}
-		p[n++] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
-		poll_leg(p, &n, &r->leg[CLIENT], idx[CLIENT]);
-		poll_leg(p, &n, &r->leg[BROWSER], idx[BROWSER]);
-		ready = poll(p, (nfds_t)n, 100);
-		tend = ready <= 0 || p[0].revents;
-		if (ready <= 0)
-			continue;
-		serve_leg(r, CLIENT, p, idx[CLIENT]);
-		serve_leg(r, BROWSER, p, idx[BROWSER]);
-		/* What was just read goes out now, not after another poll. */
-		for (int s = CLIENT; s <= BROWSER; s++)
-			if (pipeleg_wants_write(&r->leg[s]))
-				pipeleg_flush(&r->leg[s], err, sizeof err);
-		if (r->log)
-			log_flush(r->log);
-	}
+/* Adopts fd into the loop as a raw file of the pipe protocol. */
+static struct lws *adopt(struct pipe_run *r, int fd)
+{
+	lws_sock_file_fd_type d;
+
+	d.filefd = fd;
+	return lws_adopt_descriptor_vhost(r->px.vhost, LWS_ADOPT_RAW_FILE_DESC, d, "cdp-pipe", NULL);
 }
 
 int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 {
-	struct relay r = { .w = w };
-	int in = take_client_fd(3), out = take_client_fd(4), to[2], from[2];
+	static struct pipe_run r;
+	struct proxy_config cfg = {
+		.listen_host = "127.0.0.1", .listen_port = -1, .upstream_host = "127.0.0.1",
+		.max_connections = 256, .upstream_timeout = 10,
+	};
+	int in = take_client_fd(3), outfd = take_client_fd(4), to[2], from[2];
 	int fds[5] = { -1, -1, -1, -1, -1 };
 
-	if (in < 0 || out < 0) {
+	if (in < 0 || outfd < 0) {
 		snprintf(err, errlen, "--remote-debugging-pipe needs fds 3 (to the browser) and 4 "
 			 "(from it) open");
 		return -1;
@@ -183,32 +276,73 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	/* Fewer, larger reads and writes for big messages; a refusal is fine. */
 	fcntl(to[1], F_SETPIPE_SZ, PIPE_BYTES);
 	fcntl(from[1], F_SETPIPE_SZ, PIPE_BYTES);
-	if (*w->cfg.log_path &&
-	    !(r.log = log_open(w->cfg.log_path, w->cfg.log_bodies, err, errlen)))
+	r.w = w;
+	the_run = &r;
+	w->wake = pipe_wake;
+	if (*w->cfg.control_host) {   /* the proxy's HTTP side: /proxy/ only */
+		snprintf(cfg.listen_host, sizeof cfg.listen_host, "%s", w->cfg.control_host);
+		cfg.listen_port = w->cfg.control_port;
+	}
+	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
+	cfg.log_bodies = w->cfg.log_bodies;
+	cfg.max_message = w->cfg.max_message;
+	cfg.queue_bytes = w->cfg.queue_bytes;
+	cfg.policy_path = w->cfg.policy_path;
+	cfg.policy_dir = w->cfg.policy_dir;
+	if (proxy_start(&r.px, &cfg, w->cfg.policy, err, errlen) < 0) {
+		w->cfg.policy = NULL;   /* taken */
 		return -1;
-	if (*w->cfg.control_host)
-		/* TODO(core): serve /proxy/stats and /proxy/policy here: needs the
-		 * HTTP admin side without a WebSocket listener (http.c). */
-		fprintf(stderr, "cdpproxy-chromium: CDPPROXY_CONTROL is not served in pipe mode yet\n");
+	}
+	w->cfg.policy = NULL;
 	fds[3] = to[0];
 	fds[4] = from[1];
 	if (wrapper_start(w, fds, err, errlen) < 0) {
-		log_close(r.log);
+		proxy_stop(&r.px);
 		return -1;
 	}
 	close(to[0]);
 	close(from[1]);
-	pipeleg_init(&r.leg[CLIENT], CLIENT, in, out, w->cfg.max_message, &relay_ops, &r);
-	pipeleg_init(&r.leg[BROWSER], BROWSER, from[0], to[1], w->cfg.max_message, &relay_ops, &r);
-	if (r.log)
-		log_event(r.log, 1, "open", json_pack("{s:s, s:s}", "path", "pipe", "browser",
-			  w->cfg.chromium));
-	relay_loop(&r);
-	if (r.log)
-		log_event(r.log, 1, "close", json_pack("{s:i, s:s}", "code", 1000, "by",
-			  r.leg[CLIENT].rfd < 0 ? "client" : "upstream"));
-	pipeleg_free(&r.leg[CLIENT]);
-	pipeleg_free(&r.leg[BROWSER]);
-	log_close(r.log);
+	if (*w->cfg.control_host)
+		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
+			w->cfg.control_host, r.px.port);
+
+	core_conn_init(&r.px.core, &r.cc, &pipe_ops, "/devtools/browser");
+	if (r.px.core.log)
+		log_event(r.px.core.log, r.cc.id, "open", json_pack("{s:s, s:s}", "path", "pipe",
+			  "upstream", w->cfg.chromium));
+	pipeleg_init(&r.leg[DOWN], DOWN, in, outfd, w->cfg.max_message, &leg_ops, &r);
+	pipeleg_init(&r.leg[UP], UP, from[0], to[1], w->cfg.max_message, &leg_ops, &r);
+	r.rwsi[DOWN] = adopt(&r, in);
+	r.wwsi[DOWN] = adopt(&r, outfd);
+	r.rwsi[UP] = adopt(&r, from[0]);
+	r.wwsi[UP] = adopt(&r, to[1]);
+	if (!r.rwsi[DOWN] || !r.wwsi[DOWN] || !r.rwsi[UP] || !r.wwsi[UP]) {
+		snprintf(err, errlen, "cannot watch the pipes (lws could not adopt them)");
+		wrapper_kill(w);
+		proxy_stop(&r.px);
+		return -1;
+	}
+	core_conn_opened(&r.cc);
+	r.px.on_wake = pipe_tend;
+	r.px.on_round = pipe_flush;
+	lws_sul_schedule(r.px.ctx, 0, &r.sul, tend_tick, TEND_US);
+	proxy_run(&r.px, &r.stop);
+	lws_sul_cancel(&r.sul);
+	r.px.on_wake = NULL;
+	r.px.on_round = NULL;
+	w->wake = NULL;   /* the context goes now */
+	if (r.px.core.log)
+		log_event(r.px.core.log, r.cc.id, "close", json_pack("{s:s, s:i, s:s}", "side", "client",
+			  "code", 1000, "by", r.in_done[DOWN] ? "client" : "upstream"));
+	for (int s = DOWN; s <= UP; s++) {
+		if (r.rwsi[s])
+			lws_set_timeout(r.rwsi[s], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_SYNC);
+		if (r.wwsi[s])
+			lws_set_timeout(r.wwsi[s], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_SYNC);
+	}
+	core_conn_free(&r.cc);
+	proxy_stop(&r.px);
+	pipeleg_free(&r.leg[DOWN]);
+	pipeleg_free(&r.leg[UP]);
 	wrapper_exit(w);
 }

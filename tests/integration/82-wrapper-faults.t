@@ -109,6 +109,34 @@ function spawnPipeWrapper(profile, env) {
   return { child, exited, messages, write, stderr: () => stderr };
 }
 
+test('pipe mode: CDPPROXY_CONTROL serves /proxy/ and switches the policy mid-run; the message core acts on the pipe', { timeout: 120000 }, async () => {
+  const profile = h.tmpdir('cdpproxy-wrap-prof-');
+  const w = spawnPipeWrapper(profile.dir, { CDPPROXY_CONTROL: '127.0.0.1:0' });
+  try {
+    const port = Number((await h.waitFor(() => /control on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.stderr()),
+      { timeout: 20000, what: 'the control line' }))[1]);
+    await w.write('{"id":1,"method":"Browser.getVersion"}\0');
+    await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
+    const stats = await h.getJSON(`http://127.0.0.1:${port}/proxy/stats`);
+    assert.equal(stats.connections.open, 1, 'the pipe is the one connection');
+    assert.deepEqual(stats.methods['Browser.getVersion'].messages, [1, 1], 'its command and answer are counted');
+    const put = await h.putPolicy(`http://127.0.0.1:${port}`, { name: 'no-network' });
+    assert.equal(put.status, 200, `the policy switched through CDPPROXY_CONTROL: ${put.body}`);
+    await w.write('{"id":2,"method":"Network.enable","params":{}}\0{"id":3,"method":"CDPProxy.getPolicy"}\0');
+    const stub = await h.waitFor(() => w.messages.find((m) => m.id === 2), { timeout: 10000, what: 'the stub' });
+    assert.deepEqual(stub.result, {}, `Network.enable is stubbed by the new policy: ${JSON.stringify(stub)}`);
+    const inBand = await h.waitFor(() => w.messages.find((m) => m.id === 3), { timeout: 10000, what: 'CDPProxy.getPolicy' });
+    assert.equal(inBand.result.name, 'no-network', 'and the CDPProxy domain answers on the pipe too');
+    w.child.stdio[3].end();
+    const end = await Promise.race([w.exited, h.sleep(10000).then(() => null)]);
+    assert.deepEqual(end, { code: 0, signal: null }, 'closing fd 3 ends Chromium and the wrapper');
+  } finally {
+    h.descendants(w.child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
+    try { process.kill(w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    profile.remove();
+  }
+});
+
 test('300 MiB with no NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE, memory bounded, the next message served', { timeout: 120000 }, async (t) => {
   const profile = h.tmpdir('cdpproxy-wrap-prof-');
   const logs = h.tmpdir('cdpproxy-wrap-log-');
@@ -133,8 +161,9 @@ test('300 MiB with no NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE, memory b
     const end = await Promise.race([w.exited, h.sleep(10000).then(() => null)]);
     assert.deepEqual(end, { code: 0, signal: null }, 'closing fd 3 ends Chromium, and the wrapper with its status 0');
     const log = Object.values(wr.readLogs(logs.dir))[0] || [];
-    const refused = log.filter((r) => r.kind === 'refused');
-    assert.deepEqual(refused.map((r) => [r.from, r.bytes]), [['client', 300 << 20]], 'the log has the refusal');
+    const refused = log.filter((r) => r.kind === 'too_large');
+    assert.deepEqual(refused.map((r) => [r.from, r.bytes_at_least]), [['client', 300 << 20]],
+      'the log has the refusal, as a too_large record like the WebSocket proxy\'s');
     assert.deepEqual(wr.tmpdirsOf(w.child.pid), [], 'no temporary directory left');
   } finally {
     h.descendants(w.child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });

@@ -1,6 +1,6 @@
 /* pipeleg_test: NUL framing over a real pipe in random chunk sizes, a 64 MiB
- * message, refusal of a message with no NUL past max_message, and ordered
- * writes through a pipe that fills. */
+ * message, refusal of a message with no NUL past max_message, and a queue of
+ * messages written in order through a pipe that fills. */
 #include "../../proxy/pipeleg.c"
 
 #include <signal.h>
@@ -48,7 +48,24 @@ static void refused(void *ctx, int side, uint64_t bytes)
 	g->n_refused++;
 }
 
-static const struct pipeleg_ops ops = { deliver, refused };
+/* The core's part in writing: the written head leaves the queue. */
+static struct queue *writing;
+static void written(void *ctx, int side)
+{
+	(void)ctx, (void)side;
+	msg_free(queue_pop(writing));
+}
+
+static const struct pipeleg_ops ops = { deliver, refused, written };
+
+static void push(struct queue *q, const char *p, size_t len)
+{
+	struct msg *m = msg_new(len);
+
+	memcpy(MSG_DATA(m), p, len);
+	m->len = len;
+	queue_push(q, m);
+}
 
 /* Writes len bytes of p into wfd in random chunks, letting the leg read after
  * each, as a peer writing at its own pace would. */
@@ -91,7 +108,7 @@ static void test_random_splits(void)
 	char *stream = xmalloc(8 << 20), err[128];
 	size_t len = 0, n_msgs = 0, lens[1000];
 	uint64_t sums[1000];
-	int wfd, ok_all = 1;
+	int wfd, ok_all = 1, rc;
 
 	open_leg(&l, &wfd, 256ull << 20, &g);
 	for (n_msgs = 0; n_msgs < 1000; n_msgs++) {
@@ -106,14 +123,15 @@ static void test_random_splits(void)
 	}
 	feed(&l, wfd, stream, len, &g);
 	close(wfd);
-	while (pipeleg_read(&l, err, sizeof err) > 0)
+	while ((rc = pipeleg_read(&l, err, sizeof err)) > 0)
 		;
 	is_int(g.n, n_msgs, "random chunks: every message delivered once");
 	for (size_t i = 0; i < n_msgs && i < g.n; i++)
 		ok_all &= g.len[i] == lens[i] && g.sum[i] == sums[i];
 	ok(ok_all, "random chunks: each message whole and in order");
 	is_int(g.n_refused, 0, "random chunks: nothing refused");
-	is_int(l.rfd, -1, "end of input closes the read side");
+	is_int(rc, 0, "the end of input is said");
+	close(l.rfd);
 	pipeleg_free(&l);
 	free(stream);
 }
@@ -140,6 +158,7 @@ static void test_big(void)
 	is_int(g.n_refused, 1, "a message cut short by the end of input is refused");
 	is_int(g.refused[0], 1, "... counting its one byte");
 	ok(l.in_cap <= 4 * READ_CHUNK, "buffer given back after the big message (%zu bytes)", l.in_cap);
+	close(l.rfd);
 	pipeleg_free(&l);
 	free(msg);
 }
@@ -168,6 +187,7 @@ static void test_oversized(void)
 	ok(g.n == 1 && g.len[0] == 8 && g.first[0] == '{', "oversized: and it is whole");
 	ok(g.max_in_cap <= max + READ_CHUNK, "oversized: buffer never past max_message and a chunk "
 	   "(%zu)", g.max_in_cap);
+	close(l.rfd);
 	pipeleg_free(&l);
 	free(stream);
 }
@@ -176,31 +196,32 @@ static void test_oversized(void)
 static void test_writes(void)
 {
 	struct pipeleg l;
-	int fds[2];
+	struct queue q = { 0 };
+	int fds[2], rc = 0;
 	char err[128], *buf = xmalloc(4 << 20), *msg = xmalloc(300000);
-	size_t got = 0, queued;
-	int flushes = 0, ok_all = 1;
+	size_t got = 0, want = 0;
+	int writes = 0, ok_all = 1;
 
 	if (pipe(fds) < 0)
 		abort();
+	writing = &q;
 	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	for (int i = 0; i < 10; i++) {
 		memset(msg, 'A' + i, 300000);
-		pipeleg_send(&l, msg, 300000 - (size_t)i);
+		push(&q, msg, 300000 - (size_t)i);
+		want += 300000 - (size_t)i + 1;
 	}
-	queued = pipeleg_queued(&l);
-	is_int(queued, 10 * 300000 - 45 + 10, "queued: bytes and NULs");
-	ok(pipeleg_wants_write(&l), "wants to write");
-	pipeleg_close_write(&l);
-	while ((pipeleg_wants_write(&l) || l.wfd >= 0) && flushes++ < 10000) {
+	while (rc != 1 && writes++ < 10000) {
 		ssize_t n;
-		pipeleg_flush(&l, err, sizeof err);
+		rc = pipeleg_write(&l, &q, err, sizeof err);
 		while ((n = read(fds[0], buf + got, (4 << 20) - got)) > 0)
 			got += (size_t)n;
 	}
-	is_int(got, queued, "every queued byte written");
-	is_int(l.wfd, -1, "write side closed once the queue was written");
+	is_int(rc, 1, "the queue is written: the pipe filled and drained (%d writes)", writes);
+	ok(writes > 1, "... over more than one write");
+	is_int(got, want, "every byte and NUL written");
+	ok(q.head == NULL && q.bytes == 0, "each message left the queue once written");
 	for (size_t off = 0, i = 0; i < 10; i++) {
 		size_t len = 300000 - i;
 		for (size_t k = 0; k < len; k++)
@@ -211,6 +232,7 @@ static void test_writes(void)
 	ok(ok_all, "messages whole, in order, each ended by a NUL");
 	is_int(l.msgs_out, 10, "ten messages counted out");
 	close(fds[0]);
+	close(fds[1]);
 	pipeleg_free(&l);
 	free(buf);
 	free(msg);
@@ -219,18 +241,21 @@ static void test_writes(void)
 static void test_peer_gone(void)
 {
 	struct pipeleg l;
+	struct queue q = { 0 };
 	int fds[2];
 	char err[128] = "";
 
 	if (pipe(fds) < 0)
 		abort();
 	signal(SIGPIPE, SIG_IGN);
+	writing = &q;
 	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
 	close(fds[0]);
-	pipeleg_send(&l, "{}", 2);
-	is_int(pipeleg_flush(&l, err, sizeof err), -1, "a gone reader: flush fails");
+	push(&q, "{}", 2);
+	is_int(pipeleg_write(&l, &q, err, sizeof err), -1, "a gone reader: the write fails");
 	ok(strstr(err, "Broken pipe") != NULL, "... saying why (%s)", err);
-	is_int(pipeleg_queued(&l), 0, "... and the queue is dropped");
+	queue_clear(&q);
+	close(fds[1]);
 	pipeleg_free(&l);
 }
 
