@@ -10,23 +10,30 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
            $(EXTRA_CFLAGS) -Iproxy
 # Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
 # exist once `deps` has run, so targets build through a sub-make after it.
-# Each program links what it and the library modules it pulls in use.
-libs    = $(shell pkg-config --libs $(1) 2>/dev/null) -lm -pthread
+# Each program links what it and the library modules it pulls in use;
+# http_parser has no pkg-config file, so it is named as the linker knows it.
+libs    = $(shell pkg-config --libs $(filter-out http_parser,$(1)) 2>/dev/null) \
+          $(if $(filter http_parser,$(1)),-lhttp_parser) -lm -pthread
 LIBS_PROXY := libwebsockets jansson
-LIBS_cdpbench := libwebsockets jansson
-LIBS_cdp-echo := libevent libwebsockets jansson
+LIBS_cdpbench := libwebsockets jansson http_parser
+LIBS_cdp-echo := libevent libwebsockets jansson http_parser
 LIBS_cdp-load := libevent libwebsockets jansson
-LIBS_uploadsink := libevent jansson
+LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
+LIBS_UNIT := libwebsockets jansson libevent http_parser
 B       := build
 
 # The programs' main()s stay out of the library.
 LIB_SRC := $(filter-out proxy/main.c proxy/wrapper_main.c,$(wildcard proxy/*.c))
 LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
+# What the tools share (tools/common/) is a library of its own, linked before
+# libcdpproxy.a, whose modules it uses.
+TLIB_SRC := $(wildcard tools/common/*.c)
+TLIB_OBJ := $(TLIB_SRC:tools/common/%.c=$(B)/obj/common/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 # A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
-           $(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c))))
+           $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
 .PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
 all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
@@ -35,6 +42,9 @@ all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 $(B)/obj/%.o: proxy/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/obj/common/%.o: tools/common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/common -MMD -MP -c -o $@ $<
 $(B)/obj/%.d: ;
 
 # The dashboard page, built into the binary as the bytes of a C array.
@@ -50,9 +60,13 @@ $(B)/gen/dashboard_html.c: proxy/dashboard.html
 	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; } > $@
 $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
--include $(wildcard $(B)/obj/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/obj/common/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libtools.a: $(TLIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
@@ -64,16 +78,19 @@ $(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics.
-$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
+$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_PROXY))
+	$(CC) $(CFLAGS) -Itests/unit -Itools/common -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
+	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 .SECONDEXPANSION:
-$(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -Itools/$* -o $@ $(wildcard tools/$*/*.c) $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+$(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) \
+        $(B)/libtools.a $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) -Itools/$* -Itools/common -o $@ $(wildcard tools/$*/*.c) \
+	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 deps:
 	@tools/deps.sh
@@ -125,9 +142,6 @@ fuzz: deps
 bench-proxy: deps
 	$(MAKE) all
 	B=$(B) tools/bench-proxy.sh --json $(B)/bench-proxy.json
-
-# cdp-echo compiles tools/cdp-load/wire.c too: rebuild it when cdp-load changes.
-$(B)/cdp-echo: tools/cdp-load/wire.c tools/cdp-load/wire.h
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps

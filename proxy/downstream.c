@@ -70,7 +70,7 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 /* Takes the allowed upgrade's socket over as a raw socket for path. */
 static int take_over(struct proxy *px, struct lws *wsi, const char *key, const char *path)
 {
-	char accept[29], resp[160];
+	char resp[WSFRAME_ANSWER_MAX];
 	lws_adopt_desc_t ad;
 	struct lws *down;
 	int n;
@@ -86,10 +86,7 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	/* A client sends nothing before this answer (RFC 6455 4.1), so lws
 	 * has read nothing past the request (what one sent with its request
 	 * regardless would be lost: lws 4.1.6 has no way to hand it over). */
-	wsframe_accept_key(key, strlen(key), accept);
-	n = snprintf(resp, sizeof resp, "HTTP/1.1 101 Switching Protocols\r\n"
-		     "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-		     accept);
+	n = (int)wsframe_server_answer(resp, key, strlen(key));
 	/* The first bytes on the socket since the request: it takes them all. */
 	if (util_send_some(lws_get_socket_fd(down), resp, (size_t)n) < n) {
 		lws_set_timeout(down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);

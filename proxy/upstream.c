@@ -4,7 +4,6 @@
  * parser's state machine, and its writes cost a /dev/urandom read per frame
  * (the README's cost section has the figures). */
 #include <string.h>
-#include <strings.h>
 
 #include "conn.h"
 #include "util.h"
@@ -34,29 +33,11 @@ static int send_request(struct conn *c, struct lws *wsi)
 	int n;
 
 	wsframe_new_key(c->up.key);
-	n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		     c->cc.path, c->px->upstream, c->up.key);
-	if (n < 0 || (size_t)n >= sizeof req)
+	if ((n = wsframe_client_request(req, sizeof req, c->cc.path, c->px->upstream, c->up.key)) < 0)
 		return -1;
 	c->up.request_sent = 1;
 	/* The first bytes on a fresh connection: the socket takes them all. */
 	return util_send_some(lws_get_socket_fd(wsi), req, (size_t)n) < n ? -1 : 0;
-}
-
-/* Does the header block have "name: value" (name case-insensitively)? */
-static int has_header(const char *head, const char *name, const char *value)
-{
-	size_t nl = strlen(name);
-
-	for (const char *p = strstr(head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
-		const char *v = p + 2 + nl;
-		if (strncasecmp(p + 2, name, nl) || *v != ':')
-			continue;
-		v += 1 + strspn(v + 1, " \t");
-		return !strncmp(v, value, strlen(value));
-	}
-	return 0;
 }
 
 /* Chrome's answer to the upgrade, so far in c->up.head. Returns the bytes
@@ -64,13 +45,11 @@ static int has_header(const char *head, const char *name, const char *value)
  * with the reason) when it is not a 101 with the right accept key. */
 static long read_head(struct conn *c)
 {
-	char *end = strstr(c->up.head, "\r\n\r\n"), accept[29], why[200];
+	char *end = strstr(c->up.head, "\r\n\r\n"), why[200];
 
 	if (!end)
 		return c->up.head_len > HEAD_MAX - 1 ? -1 : 0;
-	end[2] = '\0';
-	wsframe_accept_key(c->up.key, strlen(c->up.key), accept);
-	if (strncmp(c->up.head, "HTTP/1.1 101", 12) || !has_header(c->up.head, "Sec-WebSocket-Accept", accept)) {
+	if (!wsframe_answer_accepts(c->up.head, (size_t)(end + 2 - c->up.head), c->up.key)) {
 		snprintf(why, sizeof why, "upstream refused the WebSocket upgrade: %.*s",
 			 (int)strcspn(c->up.head, "\r\n"), c->up.head);
 		conn_close_side(c, DOWN, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);

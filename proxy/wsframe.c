@@ -1,8 +1,10 @@
-/* wsframe: RFC 6455 frame headers, masking and the handshake key (its
+/* wsframe: RFC 6455 frame headers, masking and the handshake (the key's
  * SHA-1 and base64 from lws). */
 #include "wsframe.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -129,6 +131,48 @@ void wsframe_accept_key(const char *key, size_t keylen, char out[29])
 	memcpy(buf + n, guid, sizeof guid - 1);
 	lws_SHA1(buf, n + sizeof guid - 1, d);
 	b64(d, 20, out, 29);
+}
+
+int wsframe_client_request(char *out, size_t outlen, const char *path, const char *host,
+			   const char *key)
+{
+	int n = snprintf(out, outlen, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+			 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+			 "Sec-WebSocket-Version: 13\r\n\r\n", path, host, key);
+
+	return n < 0 || (size_t)n >= outlen ? -1 : n;
+}
+
+int wsframe_answer_accepts(const char *head, size_t len, const char *key)
+{
+	static const char name[] = "\r\nsec-websocket-accept:";
+	size_t nl = sizeof name - 1, wl;
+	char want[29];
+
+	if (len < 12 || memcmp(head, "HTTP/1.1 101", 12))
+		return 0;
+	wsframe_accept_key(key, strlen(key), want);
+	wl = strlen(want);
+	for (size_t i = 0; i + nl <= len; i++) {
+		const char *v = head + i + nl, *end = head + len;
+		if (strncasecmp(head + i, name, nl))
+			continue;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		return (size_t)(end - v) >= wl && !memcmp(v, want, wl) &&
+		       (v + wl == end || v[wl] == '\r' || v[wl] == ' ' || v[wl] == '\t');
+	}
+	return 0;
+}
+
+size_t wsframe_server_answer(char *out, const char *key, size_t keylen)
+{
+	char accept[29];
+
+	wsframe_accept_key(key, keylen, accept);
+	return (size_t)snprintf(out, WSFRAME_ANSWER_MAX, "HTTP/1.1 101 Switching Protocols\r\n"
+				"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+				"Sec-WebSocket-Accept: %s\r\n\r\n", accept);
 }
 
 static uint64_t next_random(void)

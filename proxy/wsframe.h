@@ -1,7 +1,8 @@
-/* wsframe: RFC 6455 frame headers, masking and the handshake key: the part
- * of WebSocket framing the proxy does itself on its hot path (both legs;
- * lws 4.1.6's parsers copy payload one byte at a time), shared with the
- * load peers in tools/. No I/O; the key's SHA-1 and base64 are lws's. */
+/* wsframe: RFC 6455 frame headers, masking and the handshake (keys, the
+ * client's request, the server's 101 answer): the part of WebSocket the proxy
+ * does itself on its hot path (both legs; lws 4.1.6's parsers copy payload
+ * one byte at a time), shared with the load peers in tools/. No I/O; the
+ * key's SHA-1 and base64 are lws's. */
 #ifndef CDPPROXY_WSFRAME_H
 #define CDPPROXY_WSFRAME_H
 
@@ -40,6 +41,21 @@ void wsframe_accept_key(const char *key, size_t keylen, char out[29]);
 
 /* A fresh Sec-WebSocket-Key (out: 25 bytes, NUL included). */
 void wsframe_new_key(char out[25]);
+
+/* The client's upgrade request for path on host ("HOST:PORT") with key, into
+ * out (outlen bytes, NUL-terminated). Returns its length, -1 if it does not fit. */
+int wsframe_client_request(char *out, size_t outlen, const char *path, const char *host,
+			   const char *key);
+
+/* Does the answer head[0..len) (its status line and headers) switch to
+ * WebSocket for a request that sent key: a 101 with the right accept key? */
+int wsframe_answer_accepts(const char *head, size_t len, const char *key);
+
+#define WSFRAME_ANSWER_MAX 160
+
+/* The server's 101 answer to a request that sent key (keylen bytes), into out
+ * (WSFRAME_ANSWER_MAX bytes, NUL-terminated). Returns its length. */
+size_t wsframe_server_answer(char *out, const char *key, size_t keylen);
 
 /* Four mask bytes from a fast generator (xorshift, seeded from the clock and
  * the address of the state): masking is not a secret, only not predictable

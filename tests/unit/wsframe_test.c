@@ -20,6 +20,27 @@ int main(void)
 	is_int(strlen(key), 24, "a new key is 24 characters of base64");
 	ok(strcmp(key, key2) != 0, "two new keys differ");
 
+	/* The handshake's texts: the request, the 101 answer, and its check. */
+	{
+		char req[300], answer[WSFRAME_ANSWER_MAX];
+		size_t n = wsframe_server_answer(answer, "dGhlIHNhbXBsZSBub25jZQ==", 24);
+		const char *refused = "HTTP/1.1 403 Forbidden\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n";
+
+		is_str(answer, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+		       "Connection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
+		       "the 101 answer to the RFC's key");
+		ok(wsframe_answer_accepts(answer, n - 2, "dGhlIHNhbXBsZSBub25jZQ=="), "a client accepts it");
+		ok(!wsframe_answer_accepts(answer, n - 2, key), "not for another key");
+		ok(!wsframe_answer_accepts(refused, strlen(refused), "dGhlIHNhbXBsZSBub25jZQ=="),
+		   "a 403 with the right accept header is no upgrade");
+		is_int(wsframe_client_request(req, sizeof req, "/devtools/page/X", "127.0.0.1:9222", key),
+		       (long long)strlen(req), "the request's length");
+		ok(strstr(req, "GET /devtools/page/X HTTP/1.1\r\nHost: 127.0.0.1:9222\r\n") == req &&
+		   strstr(req, key) && strstr(req, "Sec-WebSocket-Version: 13\r\n\r\n"), "the request's text");
+		is_int(wsframe_client_request(req, 20, "/devtools/page/X", "127.0.0.1:9222", key), -1,
+		       "a request that does not fit");
+	}
+
 	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
 		size_t n = wsframe_header(h, WSFRAME_TEXT, 1, lens[i], i & 1 ? mask : NULL);
 		int got = wsframe_parse_header(h, n, &f);

@@ -2,30 +2,26 @@
 #ifndef CDP_ECHO_H
 #define CDP_ECHO_H
 
-#include <event2/buffer.h>
-#include <event2/event.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cdp-load/wire.h"
+#include "evserve.h"
+#include "httpmsg.h"
+#include "wire.h"
 
 struct echo {
-	struct event_base *base;
+	struct evserve server;
 	uint64_t result_size;       /* result size for commands that do not ask */
 	uint64_t max_message;
-	int port;
 	uint64_t commands, events, bad;  /* counted for the summary at exit */
-	struct echo_conn *conns;
 };
 
 struct echo_conn {
-	struct echo_conn *prev, *next;
+	struct evserve_conn conn;   /* first: the skeleton's part */
 	struct echo *srv;
-	int fd;
-	struct event *rd, *wr;
 	unsigned char *in;          /* bytes read and not yet handled: in[in_off..in_len) */
 	size_t in_off, in_len, in_cap;
-	struct evbuffer *out;
+	struct httpmsg http;        /* the request, until the upgrade */
 	int upgraded;
 	int closing;                /* close when out is written */
 	/* message being reassembled from fragments */
@@ -43,8 +39,8 @@ struct echo_conn {
 /* Makes room for n more bytes after in_len (compacting, then growing). */
 void echo_in_reserve(struct echo_conn *c, size_t n);
 
-/* http.c: reads a request head; answers discovery, or upgrades. Returns 0 to
- * go on (c->upgraded may now be set), 1 if more bytes are needed, -1 to close. */
+/* http.c: reads a request; answers discovery, or upgrades. Returns 0 to go on
+ * (c->upgraded may now be set), 1 if more bytes are needed, -1 to close. */
 int echo_http(struct echo_conn *c);
 
 /* ws.c: handles the complete frames in c->in while c->out has room. Returns

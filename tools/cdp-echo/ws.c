@@ -25,26 +25,26 @@ static void put_padded(struct echo_conn *c, const char *prefix, size_t plen, uin
 		       unsigned phase)
 {
 	uint64_t pad = total - plen - WIRE_SUFFIX_LEN;
-	const char *pat = wire_pattern(pad) + phase;
+	const char *pat = pattern_get(pad) + phase;
 	unsigned char hdr[WSFRAME_HEADER_MAX];
 	size_t hl = wsframe_header(hdr, WSFRAME_TEXT, 1, total, NULL);
 
 	if (pad < REF_MIN) {
 		struct evbuffer_iovec v;
 		char *o;
-		evbuffer_reserve_space(c->out, (ev_ssize_t)(hl + total), &v, 1);
+		evbuffer_reserve_space(c->conn.out, (ev_ssize_t)(hl + total), &v, 1);
 		o = v.iov_base;
 		memcpy(o, hdr, hl);
 		memcpy(o + hl, prefix, plen);
 		memcpy(o + hl + plen, pat, pad);
 		memcpy(o + hl + plen + pad, WIRE_SUFFIX, WIRE_SUFFIX_LEN);
 		v.iov_len = hl + total;
-		evbuffer_commit_space(c->out, &v, 1);
+		evbuffer_commit_space(c->conn.out, &v, 1);
 	} else {  /* a large result costs no copy: the socket reads the pattern */
-		evbuffer_add(c->out, hdr, hl);
-		evbuffer_add(c->out, prefix, plen);
-		evbuffer_add_reference(c->out, pat, pad, NULL, NULL);
-		evbuffer_add(c->out, WIRE_SUFFIX, WIRE_SUFFIX_LEN);
+		evbuffer_add(c->conn.out, hdr, hl);
+		evbuffer_add(c->conn.out, prefix, plen);
+		evbuffer_add_reference(c->conn.out, pat, pad, NULL, NULL);
+		evbuffer_add(c->conn.out, WIRE_SUFFIX, WIRE_SUFFIX_LEN);
 	}
 }
 
@@ -52,8 +52,8 @@ static void put_control(struct echo_conn *c, int opcode, const void *payload, si
 {
 	unsigned char hdr[WSFRAME_HEADER_MAX];
 
-	evbuffer_add(c->out, hdr, wsframe_header(hdr, opcode, 1, n, NULL));
-	evbuffer_add(c->out, payload, n);
+	evbuffer_add(c->conn.out, hdr, wsframe_header(hdr, opcode, 1, n, NULL));
+	evbuffer_add(c->conn.out, payload, n);
 }
 
 static void fail(struct echo_conn *c, uint16_t code, const char *why)
@@ -121,7 +121,7 @@ static int parse_fast(const char *m, size_t len, struct cmd *k)
 		k->echo = 1;
 		k->pad = p;
 		k->pad_len = (size_t)(end - p) - WIRE_SUFFIX_LEN;
-		k->bad_pad = memcmp(k->pad, wire_pattern(k->pad_len) + wire_phase(id), k->pad_len) != 0;
+		k->bad_pad = memcmp(k->pad, pattern_get(k->pad_len) + wire_phase(id), k->pad_len) != 0;
 	} else if (k->method_len == 10 && !memcmp(k->method, "Echo.flood", 10)) {
 		if (!lit(&p, end, "\"count\":") || !num(&p, end, &k->count) ||
 		    !lit(&p, end, ",\"size\":") || !num(&p, end, &k->size) || !lit(&p, end, "}}") || p != end)
@@ -219,7 +219,7 @@ void echo_ws_flood(struct echo_conn *c)
 	char prefix[WIRE_PREFIX_MAX];
 	size_t plen;
 
-	while (c->flood_seq < c->flood_count && evbuffer_get_length(c->out) < FLOOD_FILL) {
+	while (c->flood_seq < c->flood_count && evbuffer_get_length(c->conn.out) < FLOOD_FILL) {
 		plen = wire_event_prefix(prefix, c->flood_session, c->flood_session_len, c->flood_id,
 					 c->flood_seq);
 		put_padded(c, prefix, plen, wire_total(plen, c->flood_size),
@@ -292,7 +292,7 @@ static void handle_frame(struct echo_conn *c, const struct wsframe *f, unsigned 
 
 int echo_ws_process(struct echo_conn *c)
 {
-	while (!c->flooding && !c->closing && evbuffer_get_length(c->out) < ECHO_OUT_HIGH) {
+	while (!c->flooding && !c->closing && evbuffer_get_length(c->conn.out) < ECHO_OUT_HIGH) {
 		unsigned char *p = c->in + c->in_off;
 		size_t avail = c->in_len - c->in_off;
 		struct wsframe f;

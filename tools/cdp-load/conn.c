@@ -439,34 +439,14 @@ static void frames(struct load_conn *c)
 	}
 }
 
-/* Does the response head p[0..n) carry "Sec-WebSocket-Accept: want" (any case)? */
-static int accepted(const char *p, size_t n, const char *want)
-{
-	static const char name[] = "\r\nsec-websocket-accept:";
-	size_t nl = sizeof name - 1, wl = strlen(want);
-
-	for (size_t i = 0; i + nl <= n; i++) {
-		const char *v = p + i + nl;
-		if (strncasecmp(p + i, name, nl))
-			continue;
-		while (v < p + n && (*v == ' ' || *v == '\t'))
-			v++;
-		return (size_t)(p + n - v) >= wl && !memcmp(v, want, wl) &&
-		       (v + wl == p + n || v[wl] == '\r' || v[wl] == ' ');
-	}
-	return 0;
-}
-
 static int handshake(struct load_conn *c)
 {
 	const char *p = (const char *)c->in + c->in_off;
 	const char *end = memmem(p, c->in_len - c->in_off, "\r\n\r\n", 4);
-	char accept[29];
 
 	if (!end)
 		return 0;
-	wsframe_accept_key(c->key, strlen(c->key), accept);
-	if (strncmp(p, "HTTP/1.1 101", 12) || !accepted(p, (size_t)(end - p), accept)) {
+	if (!wsframe_answer_accepts(p, (size_t)(end + 2 - p), c->key)) {
 		load_fail(c->ld, "connection %d: no WebSocket upgrade: '%.*s'", c->idx,
 			  (int)(end - p < 300 ? end - p : 300), p);
 		return -1;
@@ -518,7 +498,8 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	struct load_conn *c = arg;
 	int err = 0;
 	socklen_t len = sizeof err;
-	char req[1400];
+	char req[2048];
+	int n;
 
 	(void)what;
 	if (c->state != C_CONNECTING) {
@@ -532,10 +513,11 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	wsframe_new_key(c->key);
-	snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-		 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		 c->to->path, c->to->hostport, c->key);
-	evbuffer_add(c->out, req, strlen(req));
+	if ((n = wsframe_client_request(req, sizeof req, c->to->path, c->to->hostport, c->key)) < 0) {
+		load_fail(c->ld, "connection %d: the path is too long", c->idx);
+		return;
+	}
+	evbuffer_add(c->out, req, (size_t)n);
 	c->state = C_HANDSHAKE;
 	event_add(c->rd, NULL);
 	flush(c);

@@ -91,7 +91,7 @@ struct load {
 	uint64_t last_rtt;
 	int64_t *diffs;
 	size_t n_diffs, cap_diffs;
-	const char *pattern;        /* wire_pattern() for the largest message */
+	const char *pattern;        /* pattern_get() for the largest message */
 	uint64_t start_ns, last_ns, progress_ns;  /* progress: last byte in */
 	int connected, running, finished, stopping, failed;
 	char first_error[512];

@@ -393,7 +393,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	biggest = mix_max(&cfg->cmd) > mix_max(&cfg->result) ? mix_max(&cfg->cmd) : mix_max(&cfg->result);
-	ld.pattern = wire_pattern(biggest > cfg->event_size ? biggest : cfg->event_size);
+	ld.pattern = pattern_get(biggest > cfg->event_size ? biggest : cfg->event_size);
 	ld.base = event_base_new();
 	ld.conns = xcalloc((size_t)cfg->connections, sizeof *ld.conns);
 	sigs[0] = evsignal_new(ld.base, SIGINT, on_signal, &ld);

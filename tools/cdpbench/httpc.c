@@ -1,6 +1,5 @@
 /* httpc: a blocking HTTP/1.1 client for loopback peers: small requests to the
  * sink and DevTools, and the native upload and download baseline. */
-#define _GNU_SOURCE   /* memmem, strcasestr */
 #include "httpc.h"
 
 #include <arpa/inet.h>
@@ -10,17 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "httpmsg.h"
+#include "pattern.h"
 #include "util.h"
 
 #define IO_CHUNK (256 * 1024)
-#define HEAD_MAX 16384
 
-static char pattern[IO_CHUNK];
+
 
 int httpc_connect(struct httpc *h, const char *host, int port, int timeout_ms,
 		  char *err, size_t errlen)
@@ -97,44 +96,25 @@ static ssize_t read_some(struct httpc *h, char *buf, size_t len, char *err, size
 	return n;
 }
 
-static void keep(struct httpc_resp *r, const char *buf, size_t n, size_t keep_max)
+/* Keeps the first keep_max body bytes of the response (and counts them all). */
+struct keeper {
+	struct httpc_resp *resp;
+	size_t keep_max;
+};
+
+static void keep(struct httpmsg *m, const char *buf, size_t n)
 {
+	struct keeper *k = m->user;
+	struct httpc_resp *r = k->resp;
 	size_t take;
 
 	r->body_bytes += n;
-	if (r->body_len >= keep_max)
+	if (r->body_len >= k->keep_max)
 		return;
-	take = n < keep_max - r->body_len ? n : keep_max - r->body_len;
+	take = n < k->keep_max - r->body_len ? n : k->keep_max - r->body_len;
 	r->body = xrealloc(r->body, r->body_len + take + 1);
 	memcpy(r->body + r->body_len, buf, take);
 	r->body_len += take;
-	r->body[r->body_len] = '\0';
-}
-
-/* Decodes a chunked body in place (small answers only, read to the end). */
-static void dechunk(struct httpc_resp *r)
-{
-	char *in = r->body, *out = r->body, *end = r->body + r->body_len;
-
-	if (!in)
-		return;
-	while (in < end) {
-		char *eol = in;
-		unsigned long size;
-		while (eol + 1 < end && !(eol[0] == '\r' && eol[1] == '\n'))
-			eol++;
-		if (eol + 1 >= end)
-			break;
-		size = strtoul(in, NULL, 16);
-		in = eol + 2;
-		if (!size || size > (size_t)(end - in))
-			break;
-		memmove(out, in, size);
-		out += size;
-		in += size + 2;
-	}
-	r->body_len = (size_t)(out - r->body);
-	r->body_bytes = r->body_len;
 	r->body[r->body_len] = '\0';
 }
 
@@ -143,16 +123,11 @@ int httpc_exchange(struct httpc *h, const char *method, const char *path,
 		   struct httpc_resp *resp, char *err, size_t errlen)
 {
 	static char buf[IO_CHUNK];
-	char head[1024];
-	size_t have = 0, head_len;
-	int64_t length = -1;
-	int chunked = 0;
-	char *end, *cl, *te, *conn;
+	static struct httpmsg m;
+	struct keeper k = { resp, keep_max };
+	char head[1024], why[200];
 
 	memset(resp, 0, sizeof *resp);
-	if (!pattern[0])
-		for (size_t i = 0; i < sizeof pattern; i++)
-			pattern[i] = (char)('A' + i % 26);
 	if (body_len || !strcmp(method, "POST") || !strcmp(method, "PUT"))
 		snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %llu\r\n"
 			 "Content-Type: application/octet-stream\r\n%s\r\n", method, path, h->host,
@@ -164,61 +139,30 @@ int httpc_exchange(struct httpc *h, const char *method, const char *path,
 		return -1;
 	for (uint64_t sent = 0; sent < body_len; ) {
 		size_t n = body_len - sent < IO_CHUNK ? (size_t)(body_len - sent) : IO_CHUNK;
-		if (write_all(h, body ? (const char *)body + sent : pattern, n, err, errlen) < 0)
+		if (write_all(h, body ? (const char *)body + sent : pattern_get(IO_CHUNK), n, err, errlen) < 0)
 			return -1;
 		sent += n;
 	}
-	/* The head, then the body by Content-Length, chunks, or to EOF. */
-	for (;;) {
-		ssize_t n = read_some(h, buf + have, HEAD_MAX - have, err, errlen);
-		if (n <= 0) {
-			if (!n)
-				snprintf(err, errlen, "%s:%d closed before answering", h->host, h->port);
-			return -1;
-		}
-		have += (size_t)n;
-		buf[have] = '\0';
-		if ((end = memmem(buf, have, "\r\n\r\n", 4)))
-			break;
-		if (have >= HEAD_MAX) {
-			snprintf(err, errlen, "%s:%d: response head too large", h->host, h->port);
-			return -1;
-		}
-	}
-	head_len = (size_t)(end - buf) + 4;
-	*end = '\0';
-	if (sscanf(buf, "HTTP/1.%*d %d", &resp->status) != 1) {
-		snprintf(err, errlen, "%s:%d: not an HTTP response", h->host, h->port);
-		return -1;
-	}
-	if ((cl = strcasestr(buf, "\r\ncontent-length:")))
-		length = strtoll(cl + 17, NULL, 10);
-	if ((te = strcasestr(buf, "\r\ntransfer-encoding:")) && strcasestr(te, "chunked"))
-		chunked = 1;
-	conn = strcasestr(buf, "\r\nconnection:");
-	resp->closes = (conn && !strncasecmp(conn + 13 + strspn(conn + 13, " "), "close", 5)) ||
-		       length < 0;
-	if (chunked)
-		keep_max = keep_max > (16u << 20) ? keep_max : (16u << 20);
-	keep(resp, buf + head_len, have - head_len, keep_max);
-	while (length < 0 || resp->body_bytes < (uint64_t)length) {
-		size_t want = sizeof buf;
-		ssize_t n;
-		if (length >= 0 && (uint64_t)length - resp->body_bytes < want)
-			want = (size_t)((uint64_t)length - resp->body_bytes);
-		n = read_some(h, buf, want, err, errlen);
+	/* The answer, its body by Content-Length, chunks, or to the close. */
+	httpmsg_init(&m, 1);
+	m.on_body = keep;
+	m.user = &k;
+	while (!m.done) {
+		ssize_t n = read_some(h, buf, sizeof buf, err, errlen);
 		if (n < 0)
 			return -1;
-		if (!n) {
-			if (length < 0)
-				break;
-			snprintf(err, errlen, "%s:%d closed in the middle of the body", h->host, h->port);
+		if (httpmsg_feed(&m, buf, (size_t)n, why, sizeof why) < 0 && n) {
+			snprintf(err, errlen, "%s:%d: %s", h->host, h->port, why);
 			return -1;
 		}
-		keep(resp, buf, (size_t)n, keep_max);
+		if (!n && !m.done) {
+			snprintf(err, errlen, "%s:%d closed %s", h->host, h->port,
+				 m.head_done ? "in the middle of the body" : "before answering");
+			return -1;
+		}
 	}
-	if (chunked)
-		dechunk(resp);
+	resp->status = m.status;
+	resp->closes = !m.keep_alive;
 	if (!resp->body)
 		resp->body = xstrdup("");
 	return 0;

@@ -13,13 +13,19 @@
 #include "launch.h"
 #include "util.h"
 
-const char *report_mbps(double v, char *buf, size_t len)
+/* v with prec decimals, one fewer from big on; "-" when it is not a number. */
+static const char *number(double v, double big, int prec, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
+		snprintf(buf, len, "%.*f", v >= big ? prec - 1 : prec, v);
 	return buf;
+}
+
+const char *report_mbps(double v, char *buf, size_t len)
+{
+	return number(v, 100, 1, buf, len);
 }
 
 const char *report_aa_verdict(const struct report_cell *c)
@@ -30,11 +36,7 @@ const char *report_aa_verdict(const struct report_cell *c)
 
 const char *report_ratio(double v, char *buf, size_t len)
 {
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, v >= 10 ? "%.1f" : "%.2f", v);
-	return buf;
+	return number(v, 10, 2, buf, len);
 }
 
 int report_is_compared(const struct report_cell *c)

@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <event2/event.h>
-
-#define HTTP1_HEAD_MAX 16384       /* request line and headers */
 
 struct http1_conn;
 
@@ -18,10 +15,7 @@ struct http1_req {
 	char method[16];
 	char path[2048];             /* without the query */
 	char query[2048];            /* after '?', or "" */
-	char content_type[128];
 	int keep_alive;
-	int chunked;                 /* Transfer-Encoding: chunked */
-	int64_t content_length;      /* -1 when absent */
 	uint64_t head_us;            /* the request head was complete */
 	uint64_t first_body_us;      /* the read that brought the first body byte */
 	uint64_t last_body_us;       /* the read that brought the last body byte */
@@ -45,9 +39,10 @@ struct http1_server;
 
 /* Listens on host:port (0: any free port; the chosen one in *bound_port).
  * NULL with a reason in err. */
-struct http1_server *http1_listen(struct event_base *base, const char *host, int port,
-				  const struct http1_handler *h, int *bound_port,
-				  char *err, size_t errlen);
+struct http1_server *http1_listen(const char *host, int port, const struct http1_handler *h,
+				  int *bound_port, char *err, size_t errlen);
+/* Serves until SIGINT or SIGTERM. */
+void http1_run(struct http1_server *s);
 void http1_close(struct http1_server *s);
 
 /* Answers r with a body of len bytes (copied). */

@@ -2,13 +2,11 @@
  * and times uploads, serves downloads, and keeps what each page reports. */
 #include <getopt.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
 
 #include "http1.h"
 #include "sink.h"
@@ -46,12 +44,6 @@ static void default_page(char *out, size_t outlen)
 	snprintf(out, outlen, "%s", PAGE_REL);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-	(void)sig; (void)what;
-	event_base_loopbreak(arg);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -64,8 +56,6 @@ int main(int argc, char **argv)
 	char host[128] = "127.0.0.1", page_path[4200] = "", err[512], *page;
 	int port = 8090, quiet = 0, c, bound;
 	size_t page_len;
-	struct event_base *base;
-	struct event *sigint, *sigterm;
 	struct sink *sink;
 	struct http1_server *srv;
 	struct http1_handler h;
@@ -103,26 +93,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uploadsink: %s (use --page FILE)\n", err);
 		return 1;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	base = event_base_new();
 	sink = sink_new(page, page_len, quiet);
 	free(page);
 	h = sink_handler(sink);
-	if (!(srv = http1_listen(base, host, port, &h, &bound, err, sizeof err))) {
+	if (!(srv = http1_listen(host, port, &h, &bound, err, sizeof err))) {
 		fprintf(stderr, "uploadsink: %s\n", err);
 		return 1;
 	}
-	sigint = evsignal_new(base, SIGINT, on_signal, base);
-	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
-	event_add(sigint, NULL);
-	event_add(sigterm, NULL);
 	fprintf(stderr, "uploadsink: listening on http://%s:%d/\n", host, bound);
 	fflush(stderr);
-	event_base_dispatch(base);
+	http1_run(srv);
 	http1_close(srv);
-	event_free(sigint);
-	event_free(sigterm);
 	sink_free(sink);
-	event_base_free(base);
 	return 0;
 }

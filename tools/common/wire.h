@@ -1,24 +1,18 @@
-/* wire: what cdp-load and cdp-echo share beyond proxy/wsframe.h: the
- * verifiable padding pattern and the exact byte layout of their messages. */
+/* wire: what cdp-load and cdp-echo share beyond proxy/wsframe.h: the exact
+ * byte layout of their messages, padded with the test pattern. */
 #ifndef CDP_WIRE_H
 #define CDP_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pattern.h"
 #include "wsframe.h"   /* frame headers, masking, handshake keys */
 
 #define WIRE_PREFIX_MAX 512       /* room for any message prefix below */
 #define WIRE_SESSION_MAX 200      /* longest sessionId echoed */
-#define WIRE_PERIOD 26            /* the pattern repeats every 26 bytes */
-#define WIRE_PATTERN_MAX ((size_t)1 << 30)  /* the longest pattern, so the longest padded message */
 /* The largest message or result the peers make: a pattern's worth past any prefix. */
-#define WIRE_SIZE_MAX (WIRE_PATTERN_MAX - WIRE_PREFIX_MAX)
-
-/* The pattern: byte j of phase p is 'a' + (p + j) % 26, so wire_pattern(n) + p
- * holds n bytes of phase p for any p < WIRE_PERIOD. The buffer never moves
- * (peers reference it in output buffers); n is at most WIRE_PATTERN_MAX. */
-const char *wire_pattern(size_t n);
+#define WIRE_SIZE_MAX (PATTERN_MAX - WIRE_PREFIX_MAX)
 
 /* Message layouts. Every padded message is prefix + pattern + WIRE_SUFFIX and
  * exactly wire_total(prefix length, wanted size) bytes long; the pattern's
@@ -46,7 +40,7 @@ static inline uint64_t wire_total(size_t prefix_len, uint64_t want)
 
 static inline unsigned wire_phase(uint64_t x)
 {
-	return (unsigned)(x % WIRE_PERIOD);
+	return (unsigned)(x % PATTERN_PERIOD);
 }
 
 #endif

@@ -1,36 +1,8 @@
-/* wire: the byte pattern and the message layouts shared by cdp-load and
- * cdp-echo (cdp-echo compiles this file too); framing is proxy/wsframe.c. */
+/* wire: the message layouts shared by cdp-load and cdp-echo; the pattern
+ * is pattern.c's, framing proxy/wsframe.c's. */
 #include "wire.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-
-const char *wire_pattern(size_t n)
-{
-	static char *pat;
-	static size_t filled;
-
-	if (!pat) {
-		/* Reserved once, filled on demand: references into it stay valid. */
-		void *p = mmap(NULL, WIRE_PATTERN_MAX + 64, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED) {
-			perror("mmap");
-			abort();
-		}
-		pat = p;
-	}
-	if (n > WIRE_PATTERN_MAX) {
-		fprintf(stderr, "wire: pattern of %zu bytes is over 1 GiB\n", n);
-		abort();
-	}
-	for (; filled < n + WIRE_PERIOD; filled++)
-		pat[filled] = (char)('a' + filled % WIRE_PERIOD);
-	return pat;
-}
 
 /* Appends s (a literal) at o; returns the bytes written. */
 #define PUT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
@@ -72,15 +44,28 @@ static size_t put_session(char *o, const char *session, size_t slen)
 	return n + slen + 1;
 }
 
-size_t wire_command_prefix(char *out, uint64_t id, const char *session, size_t slen,
-			   uint64_t result_size)
+/* {"id":N,"method":"M"[,"sessionId":"S"],"params":{ with m the method
+ * already quoted. */
+static size_t put_command(char *out, uint64_t id, const char *m, size_t mlen,
+			  const char *session, size_t slen)
 {
 	size_t n = PUT(out, "{\"id\":");
 
 	n += put_u64(out + n, id);
-	n += PUT(out + n, ",\"method\":\"Echo.echo\"");
+	n += PUT(out + n, ",\"method\":");
+	memcpy(out + n, m, mlen);
+	n += mlen;
 	n += put_session(out + n, session, slen);
-	n += PUT(out + n, ",\"params\":{\"size\":");
+	n += PUT(out + n, ",\"params\":{");
+	return n;
+}
+
+size_t wire_command_prefix(char *out, uint64_t id, const char *session, size_t slen,
+			   uint64_t result_size)
+{
+	size_t n = put_command(out, id, "\"Echo.echo\"", 11, session, slen);
+
+	n += PUT(out + n, "\"size\":");
 	n += put_u64(out + n, result_size);
 	n += PUT(out + n, ",\"pad\":\"");
 	return n;
@@ -113,12 +98,9 @@ size_t wire_event_prefix(char *out, const char *session, size_t slen, int64_t fl
 size_t wire_flood_command(char *out, uint64_t id, const char *session, size_t slen,
 			  uint64_t count, uint64_t size)
 {
-	size_t n = PUT(out, "{\"id\":");
+	size_t n = put_command(out, id, "\"Echo.flood\"", 12, session, slen);
 
-	n += put_u64(out + n, id);
-	n += PUT(out + n, ",\"method\":\"Echo.flood\"");
-	n += put_session(out + n, session, slen);
-	n += PUT(out + n, ",\"params\":{\"count\":");
+	n += PUT(out + n, "\"count\":");
 	n += put_u64(out + n, count);
 	n += PUT(out + n, ",\"size\":");
 	n += put_u64(out + n, size);
