@@ -18,6 +18,7 @@ LIBS_cdp-echo := libevent libwebsockets jansson
 LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson
 LIBS_bench-scan := jansson
+LIBS_cdplog := jansson
 B       := build
 
 LIB_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
