@@ -18,9 +18,9 @@ static void print_input(FILE *out, const char *name, const struct cdplog_input *
 	cdplog_fmt_utc(in->t_last, to, sizeof to);
 	fprintf(out, "%s: %" PRIu64 " records, %.3f s from %s to %s UTC\n", name, in->records,
 		(double)(in->t_last - in->t_first) / 1e6, from, to + 11);
-	fprintf(out, "%" PRIu64 " connections; %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
+	fprintf(out, "%" PRIu64 " connection%s; %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
 		" responses, %" PRIu64 " events), %" PRIu64 " bytes up, %" PRIu64 " down; %" PRIu64
-		" error responses\n", a->conns, a->messages, a->commands, a->responses, a->events,
+		" error responses\n", a->conns, a->conns == 1 ? "" : "s", a->messages, a->commands, a->responses, a->events,
 		a->bytes[0], a->bytes[1], a->errors);
 	if (in->bad)
 		fprintf(out, "%" PRIu64 " lines are not records; the first is line %" PRIu64 ": %s\n",
