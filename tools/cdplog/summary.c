@@ -101,14 +101,19 @@ static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
 	free(v);
 }
 
-static void print_events(FILE *out, const char *title, const struct cdplog_events *e, uint64_t base)
+static void print_events(FILE *out, const char *title, const struct cdplog_events *e, uint64_t base,
+			 size_t top)
 {
+	size_t shown = top && top < e->n ? top : e->n;
+
 	fprintf(out, "\n%s: %zu\n", title, e->n + (size_t)e->dropped);
-	for (size_t i = 0; i < e->n; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		char rel[32];
 		cdplog_fmt_rel(e->v[i].t, base, rel, sizeof rel);
 		fprintf(out, "%10s  %s\n", rel, e->v[i].what);
 	}
+	if (shown < e->n)
+		fprintf(out, "(%zu more; --top 0 shows all)\n", e->n - shown);
 	if (e->dropped)
 		fprintf(out, "(%" PRIu64 " more not kept)\n", e->dropped);
 }
@@ -188,8 +193,8 @@ int cdplog_summary(FILE *f, const char *name, const struct cdplog_opts *o, FILE 
 		fprintf(out, "(%" PRIu64 " messages of methods past the first %d names not counted by method)\n",
 			a.methods_over, CDPLOG_METHODS_MAX);
 	print_sessions(out, &a, o->top);
-	print_events(out, "Policy generations", &a.policies, in.t_first);
-	print_events(out, "Marks", &a.marks, in.t_first);
+	print_events(out, "Policy generations", &a.policies, in.t_first, o->top);
+	print_events(out, "Marks", &a.marks, in.t_first, o->top);
 out:
 	cdplog_agg_free(&a);
 	return rc;
