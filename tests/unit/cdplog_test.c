@@ -73,8 +73,8 @@ static void test_agg(void)
 	is_int(in.records, 16, "16 records");
 	is_int(in.bad, 1, "one line is not JSON");
 	is_int(in.first_bad, 8, "and it is line 8");
-	is_int(a.messages, 11, "11 messages");
-	is_int(a.errors, 1, "one error response");
+	is_int(a.total.messages, 11, "11 messages");
+	is_int(a.total.errors, 1, "one error response");
 	c = count_of(&a.methods, "Network.enable");
 	ok(c && c->messages == 2 && c->commands == 1 && c->responses == 1 && c->bytes[0] == 90 &&
 	   c->bytes[1] == 40, "Network.enable: a command up, a response down, their bytes");

@@ -241,17 +241,8 @@ static void on_message(struct cdplog_agg *a, const struct cdplog_rec *r)
 	const char *m = r->method ? r->method : "(no method)";
 	size_t dlen = strcspn(m, ".");
 
-	a->messages++;
-	a->bytes[r->up ? 0 : 1] += r->bytes;
+	count_add(&a->total, r);
 	a->by_proxy += (uint64_t)r->by_proxy;
-	if (!strcmp(r->kind, "command"))
-		a->commands++;
-	else if (!strcmp(r->kind, "event"))
-		a->events++;
-	else if (!strcmp(r->kind, "response")) {
-		a->responses++;
-		a->errors += (uint64_t)r->has_error;
-	}
 	if (a->methods.n >= CDPLOG_METHODS_MAX && !table_get(&a->methods, m, strlen(m)))
 		a->methods_over++;
 	else

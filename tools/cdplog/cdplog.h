@@ -159,8 +159,8 @@ struct cdplog_agg {
 	uint64_t sessions_seq, sessions_forgotten;
 	struct cdplog_pending enables;     /* X.enable commands, for their params */
 	struct cdplog_events policies, marks, global;   /* global: timeline lines of no session */
-	uint64_t messages, commands, responses, events, errors, bytes[2], conns;
-	uint64_t by_proxy;
+	struct cdplog_count total;         /* every message (name NULL) */
+	uint64_t conns, by_proxy;
 };
 
 #define CDPLOG_METHODS_MAX 10000

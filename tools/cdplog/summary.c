@@ -17,11 +17,12 @@ static void print_input(FILE *out, const char *name, const struct cdplog_input *
 	cdplog_fmt_utc(in->t_first, from, sizeof from);
 	cdplog_fmt_utc(in->t_last, to, sizeof to);
 	fprintf(out, "%s: %" PRIu64 " records, %.3f s from %s to %s UTC\n", name, in->records,
-		(double)(in->t_last - in->t_first) / 1e6, from, to + 11);
+		(double)(in->t_last - in->t_first) / 1e6, from, strncmp(from, to, 10) ? to : to + 11);
 	fprintf(out, "%" PRIu64 " connection%s; %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
 		" responses, %" PRIu64 " events), %" PRIu64 " bytes up, %" PRIu64 " down; %" PRIu64
-		" error responses\n", a->conns, a->conns == 1 ? "" : "s", a->messages, a->commands, a->responses, a->events,
-		a->bytes[0], a->bytes[1], a->errors);
+		" error responses\n", a->conns, a->conns == 1 ? "" : "s", a->total.messages,
+		a->total.commands, a->total.responses, a->total.events, a->total.bytes[0],
+		a->total.bytes[1], a->total.errors);
 	if (in->bad)
 		fprintf(out, "%" PRIu64 " lines are not records; the first is line %" PRIu64 ": %s\n",
 			in->bad, in->first_bad, in->first_bad_why);
@@ -159,10 +160,10 @@ static json_t *summary_json(const struct cdplog_agg *a, const struct cdplog_inpu
 		"input", "lines", (json_int_t)in->lines, "records", (json_int_t)in->records,
 		"bad_lines", (json_int_t)in->bad, "first_bad_line", (json_int_t)in->first_bad,
 		"t_first", (json_int_t)in->t_first,
-		"totals", "connections", (json_int_t)a->conns, "messages", (json_int_t)a->messages,
-		"commands", (json_int_t)a->commands, "responses", (json_int_t)a->responses,
-		"events", (json_int_t)a->events, "bytes", (json_int_t)a->bytes[0], (json_int_t)a->bytes[1],
-		"errors", (json_int_t)a->errors,
+		"totals", "connections", (json_int_t)a->conns, "messages", (json_int_t)a->total.messages,
+		"commands", (json_int_t)a->total.commands, "responses", (json_int_t)a->total.responses,
+		"events", (json_int_t)a->total.events, "bytes", (json_int_t)a->total.bytes[0], (json_int_t)a->total.bytes[1],
+		"errors", (json_int_t)a->total.errors,
 		"domains", counts_json(&a->domains), "methods", counts_json(&a->methods),
 		"methods_over_limit", (json_int_t)a->methods_over,
 		"sessions", sessions, "sessions_forgotten", (json_int_t)a->sessions_forgotten,
