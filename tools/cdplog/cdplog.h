@@ -32,7 +32,8 @@ struct cdplog_rec {
 	json_t *obj;              /* the whole record */
 };
 
-/* What the options ask for; filters apply to pairs. */
+/* What the options ask for: the filters apply to pairs (session to timeline
+ * too), the bounds to every command. */
 struct cdplog_opts {
 	int json;
 	const char *session, *method;   /* session: a prefix of the id */
