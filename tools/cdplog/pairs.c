@@ -152,7 +152,7 @@ static void pairs_add(const struct cdplog_rec *r, void *arg)
 			p->orphans++;
 			print_pair(p, r->t - r->rtt_us, r->conn, r->id, r->session,
 				   r->method ? r->method : "?", 1, r->rtt_us, r->has_error, r->error, msg,
-				   "its command is not in the log");
+				   "its command is not in the log, or was past --pending");
 		}
 		json_decref(hold);
 	}
