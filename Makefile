@@ -21,6 +21,7 @@ LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
 LIBS_UNIT := libwebsockets jansson libevent http_parser
+LIBS_cdplog := jansson
 B       := build
 
 # The programs' main()s stay out of the library.

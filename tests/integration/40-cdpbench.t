@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./lib/harness');
 
+let spoiledRun;   // the replay test's run, for the test of its failures
 const CDPBENCH = process.env.CDPBENCH_BIN || path.join(path.dirname(h.PROXY_BIN), 'cdpbench');
 
 // Runs cdpbench; resolves {code, signal, stdout, stderr}. On timeout it gets
@@ -125,13 +126,27 @@ test('a replay captured from real Playwright through cdpproxy runs as a scenario
     assert.ok(methods.includes(m), `the captured page session sent ${m}`);
   }
 
+  // The same log spoiled twice: Network.enable's body cut at 40 bytes, and a
+  // Target.getTargetInfo of a target that does not exist added after it.
   const out = h.tmpdir('cdpbench-replay-');
-  const r = await cdpbench(['--replay', proxy.logPath, '--scenarios', 'none', '--bodies', 'u8',
+  const spoiled = path.join(out.dir, 'spoiled.jsonl');
+  const recs = h.readLog(proxy.logPath);
+  const net = recs.find((x) => x.dir === 'up' && x.kind === 'command' && x.method === 'Network.enable' &&
+    x.session && recs.some((y) => y.kind === 'command' && y.method === 'Page.enable' && y.session === x.session));
+  assert.ok(net, 'the page session\'s Network.enable is in the log');
+  const text = typeof net.body === 'string' ? net.body : JSON.stringify(net.body);
+  const bad = { ...net, id: 99999, method: 'Target.getTargetInfo',
+    body: JSON.stringify({ id: 99999, method: 'Target.getTargetInfo', params: { targetId: 'no-such-target' }, sessionId: net.session }) };
+  Object.assign(net, { body: text.slice(0, 40), truncated: true });
+  fs.writeFileSync(spoiled, recs.flatMap((x) => (x === net ? [x, bad] : [x])).map((x) => JSON.stringify(x)).join('\n') + '\n');
+
+  const r = await cdpbench(['--replay', proxy.logPath, '--replay', spoiled, '--scenarios', 'none', '--bodies', 'u8',
     '--mib', '2', '--rounds', '2', '--warmup-rounds', '0', '--out', out.dir], 120000);
   proxy.removeDir();
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
-  const sc = rep.scenarios.find((s) => s.name.startsWith('replay:'));
+  spoiledRun = { r, rep, dir: out.dir };
+  const sc = rep.scenarios.find((s) => s.name.startsWith('replay:') && s.name !== 'replay:spoiled');
   assert.ok(sc, `a replay scenario: ${rep.scenarios.map((s) => s.name)}`);
   assert.deepEqual(sc.commands.map((c) => c.method), methods, 'it runs the captured commands');
   const cell = rep.cells.find((c) => c.scenario === sc.name);
@@ -139,4 +154,38 @@ test('a replay captured from real Playwright through cdpproxy runs as a scenario
   for (const s of cell.samples) {
     assert.equal(s.detail.cdp.errors, 0, `every replayed command was answered: ${JSON.stringify(s.detail.cdp.failed)}`);
   }
+});
+
+// Issue 18: a replay whose commands fail, or whose params the log cut, says
+// so with the cause and the remedy in the table, the findings and report.md.
+test('replay failures and cut params are told, with their cause', (t) => {
+  if (!spoiledRun) return t.skip('no replay run');
+  const { r, rep, dir } = spoiledRun;
+  const sc = rep.scenarios.find((s) => s.name === 'replay:spoiled');
+  assert.ok(sc, 'the spoiled replay ran');
+  assert.deepEqual(sc.params_lost, { no_body: 0, cut: 1, cut_at: 40 }, 'one body cut at 40 bytes');
+  assert.match(r.stderr, /spoiled\.jsonl: 1 command replays with \{\} params: 1 had its body cut at 40 bytes by cdpproxy's --log-bodies limit \(rerun it with a larger --log-bodies=N\)/,
+    'the warning names the cause and the remedy');
+  const cell = rep.cells.find((c) => c.scenario === sc.name);
+  assert.equal(cell.commands_failed.max, 1, `one command failed per trial: ${JSON.stringify(cell.commands_failed)}`);
+  const chromeSaid = JSON.parse(cell.samples[0].detail.cdp.failed[0].error).message;
+  assert.ok(chromeSaid, 'Chrome gave a reason');
+  assert.equal(cell.commands_failed.why, `Target.getTargetInfo: ${chromeSaid}`, 'the reason is the method and what Chrome said');
+  assert.match(r.stdout, /replay:spoiled .*\(1 of \d+ commands failed: see findings\)/, 'the table marks the row');
+  assert.ok(rep.findings.some((f) => f.startsWith('replay:spoiled: 1 of its ') &&
+    f.includes(` commands failed in each trial (Target.getTargetInfo: ${chromeSaid})`)),
+    `a finding says which and why: ${rep.findings.join(' | ')}`);
+  assert.ok(rep.findings.some((f) => /^replay:spoiled: .*cut at 40 bytes.*--log-bodies=N/.test(f)), 'and one says what the log cut');
+  const md = fs.readFileSync(path.join(dir, 'report.md'), 'utf8');
+  assert.match(md, /- replay:spoiled \/ u8: 1 of its \d+ commands failed in each trial/, 'report.md lists it under Failures');
+  assert.match(md, /\| replay:spoiled \|.*cut at 40 bytes/, 'and in the scenario\'s row');
+});
+
+test('--version, and a bad flag is one line', async () => {
+  const v = await cdpbench(['--version'], 10000);
+  assert.equal(v.code, 0);
+  assert.match(v.stdout, /^cdpbench \d+\.\d+/);
+  const b = await cdpbench(['--no-such-flag'], 10000);
+  assert.equal(b.code, 2);
+  assert.equal(b.stderr.trim(), "cdpbench: unknown or incomplete option '--no-such-flag' (see --help)");
 });

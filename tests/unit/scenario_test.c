@@ -141,7 +141,8 @@ static void test_list_errors(void)
 }
 
 /* Parses text as a replay; returns the command count or -1. */
-static long replay(const char *text, struct scenario_cmd **cmds, size_t *n, int *lossy, char *err)
+static long replay(const char *text, struct scenario_cmd **cmds, size_t *n, struct scenario_lost *lossy,
+		   char *err)
 {
 	err[0] = '\0';
 	return replay_parse(text, strlen(text), "f", cmds, n, lossy, err, 512) < 0 ? -1 : (long)*n;
@@ -151,7 +152,7 @@ static void test_replay_format(void)
 {
 	struct scenario_cmd *cmds;
 	size_t n;
-	int lossy;
+	struct scenario_lost lossy;
 	char err[512], *text, *bound;
 
 	is_int(replay("# a comment\n\n{\"method\":\"Page.enable\"}\n"
@@ -159,7 +160,7 @@ static void test_replay_format(void)
 		      "{\"method\":\"Page.createIsolatedWorld\",\"params\":{\"frameId\":\"$TARGET_ID\"},"
 		      "\"sessionId\":\"S\"}\n", &cmds, &n, &lossy, err), 2,
 	       "comments, blank lines and Page.navigate are skipped");
-	ok(!strcmp(cmds[0].params, "{}") && !lossy, "no params is {}");
+	ok(!strcmp(cmds[0].params, "{}") && !lossy.cut && !lossy.no_body, "no params is {}");
 	bound = replay_bind_target(cmds[1].params, "ABC123");
 	is_str(bound, "{\"frameId\":\"ABC123\"}", "the target id is filled in");
 	free(bound);
@@ -223,7 +224,7 @@ static void test_replay_log(void)
 {
 	struct scenario_cmd *cmds;
 	size_t n;
-	int lossy;
+	struct scenario_lost lossy;
 	char err[512];
 
 	is_int(replay(log_text, &cmds, &n, &lossy, err), 4,
@@ -234,13 +235,27 @@ static void test_replay_log(void)
 	is_str(cmds[1].params, "{\"maxPostDataSize\":7}", "params from the logged body");
 	is_str(cmds[2].params, "{\"frameId\":\"$TARGET_ID\",\"worldName\":\"w\"}",
 	       "the page's target id becomes $TARGET_ID");
-	ok(lossy && !strcmp(cmds[3].params, "{}"), "a truncated body replays with {} and says so");
+	ok(lossy.cut == 1 && !strcmp(cmds[3].params, "{}"), "a truncated body replays with {} and says so");
+	is_int(lossy.cut_at, 13, "the limit it was cut at, from the cut body's length");
+	{
+		char why[512];
+		replay_lost_text(&lossy, why, sizeof why);
+		ok(strstr(why, "1 command replays with {} params: 1 had its body cut at 13 bytes") &&
+		   strstr(why, "larger --log-bodies=N"), "and the remedy is named: %s", why);
+	}
 	replay_free(cmds, n);
 
 	is_int(replay("{\"t\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":1,"
 		      "\"method\":\"Page.enable\",\"bytes\":2}\n", &cmds, &n, &lossy, err), 1,
 	       "a log without bodies");
-	ok(lossy, "is lossy");
+	ok(lossy.no_body == 1 && !lossy.cut, "is lossy: no body");
+	replay_free(cmds, n);
+	is_int(replay("{\"t\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":1,"
+		      "\"method\":\"Page.enable\",\"bytes\":2,\"body\":{\"id\":1,\"method\":\"Page.enable\","
+		      "\"params\":{\"enableFileChooserOpenedEvent\":true}}}\n", &cmds, &n, &lossy, err), 1,
+	       "a log whose body is an object");
+	ok(!lossy.no_body && !lossy.cut && !strcmp(cmds[0].params, "{\"enableFileChooserOpenedEvent\":true}"),
+	   "gives its params, nothing lost (%s)", cmds[0].params);
 	replay_free(cmds, n);
 	is_int(replay("{\"t\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":1,"
 		      "\"method\":\"Runtime.enable\",\"bytes\":2}\n", &cmds, &n, &lossy, err), -1,

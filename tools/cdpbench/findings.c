@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "replay.h"
 #include "report.h"
 
 #define SLOW 0.8    /* a ratio below this, with its CI below 1.0, is a slowdown worth a sentence */
@@ -99,6 +100,27 @@ static void per_body(const struct report *r, const char *body, json_t *out)
 		    "at %s.", body, describe(pwnone, d1, sizeof d1));
 }
 
+/* Per scenario, once: commands Chrome refused, and replayed commands whose
+ * params the log did not have; either way the trial is not the client's. */
+static void replay_problems(const struct report *r, json_t *out)
+{
+	char why[512];
+
+	for (size_t s = 0; s < r->scenarios->n; s++) {
+		const struct scenario *sc = &r->scenarios->v[s];
+		const struct report_cell *worst = NULL;
+		for (size_t i = 0; i < r->ncells; i++)
+			if (r->cells[i].sc == sc && (!worst || r->cells[i].cmds_failed_max > worst->cmds_failed_max))
+				worst = &r->cells[i];
+		if (worst && worst->cmds_failed_max)
+			say(out, "%s: %s; its numbers measure what ran, not the whole sequence.", sc->name,
+			    report_cmds_failed(worst, why, sizeof why));
+		replay_lost_text(&sc->lost, why, sizeof why);
+		if (*why)
+			say(out, "%s: %s.", sc->name, why);
+	}
+}
+
 json_t *report_findings(const struct report *r)
 {
 	json_t *out = json_array();
@@ -141,6 +163,7 @@ json_t *report_findings(const struct report *r)
 	if (failed)
 		say(out, "%d trial%s failed; see the failures in report.md and the errors in report.json.",
 		    failed, failed == 1 ? "" : "s");
+	replay_problems(r, out);
 	if (r->interrupted)
 		say(out, "The run was interrupted after %d round%s: these numbers are partial.",
 		    r->rounds_run, r->rounds_run == 1 ? "" : "s");

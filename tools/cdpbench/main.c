@@ -20,6 +20,8 @@
 #include "trial.h"
 #include "util.h"
 
+#define CDPBENCH_VERSION "0.1.0"
+
 const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
 const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
 
@@ -71,7 +73,7 @@ static void usage(FILE *out)
 	      "  --list               the scenarios and bodies, then exit\n"
 	      "  --print-replay FILE  print the replay FILE (or a cdpproxy log) would run, then exit\n"
 	      "  --verbose            libwebsockets notices on stderr\n"
-	      "  --help\n", out);
+	      "  --version, --help\n", out);
 }
 
 static void list_one(const char *name, const char *about, void *arg)
@@ -101,15 +103,14 @@ static int print_replay(const char *path)
 {
 	struct scenario_cmd *cmds;
 	size_t n;
-	int lossy = 0;
+	struct scenario_lost lost;
 	char err[512], *out;
 
-	if (replay_load(path, &cmds, &n, &lossy, err, sizeof err) < 0) {
+	if (replay_load(path, &cmds, &n, &lost, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpbench: %s\n", err);
 		return 1;
 	}
-	if (lossy)
-		replay_warn_lossy(path);
+	replay_warn_lossy(path, &lost);
 	out = replay_format(cmds, n);
 	fputs(out, stdout);
 	free(out);
@@ -220,7 +221,8 @@ static int run_matrix(const struct bench_config *cfg, struct lws_context *ctx, i
 int main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
-	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP };
+	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
+	       O_VERSION };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -234,7 +236,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED }, { "list", no_argument, NULL, O_LIST },
 		{ "print-replay", required_argument, NULL, O_PRINT },
 		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, O_VERSION }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
@@ -260,6 +262,7 @@ int main(int argc, char **argv)
 	cfg.resamples = ESTIMATE_RESAMPLES;
 	cfg.seed = ESTIMATE_SEED;
 	cfg.warmup_transfers = 1;
+	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		long v = 0;
 		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT) {
@@ -307,11 +310,15 @@ int main(int argc, char **argv)
 		case O_PRINT: return print_replay(optarg);
 		case O_VERBOSE: cfg.verbose = 1; break;
 		case O_HELP: usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case O_VERSION: puts("cdpbench " CDPBENCH_VERSION); return 0;
+		default:
+			fprintf(stderr, "cdpbench: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "cdpbench: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "cdpbench: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
 	cfg.bytes = (uint64_t)llround((mib > 0 ? mib : mode->mib) * (1 << 20));

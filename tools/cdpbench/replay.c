@@ -174,7 +174,7 @@ static char *find_target(struct rec *r, size_t n, const struct sess *s)
 
 /* A cdpproxy --log: the commands of the busiest page session. */
 static int from_log(struct rec *r, size_t n, const char *origin, struct scenario_cmd **cmds,
-		    size_t *ncmds, int *lossy, char *err, size_t errlen)
+		    size_t *ncmds, struct scenario_lost *lost, char *err, size_t errlen)
 {
 	struct sess *ss = NULL, *best = NULL;
 	size_t nss = 0;
@@ -212,18 +212,23 @@ static int from_log(struct rec *r, size_t n, const char *origin, struct scenario
 	for (size_t i = 0; i < n; i++) {
 		json_t *j = r[i].j, *msg = NULL, *params = NULL;
 		const char *dir = str_of(j, "dir"), *kind = str_of(j, "kind"), *method = str_of(j, "method");
-		const char *session = str_of(j, "session") ? str_of(j, "session") : "", *body;
+		const char *session = str_of(j, "session") ? str_of(j, "session") : "";
+		json_t *body = json_object_get(j, "body");
 
 		if (!dir || strcmp(dir, "up") || !kind || strcmp(kind, "command") || !method ||
 		    json_integer_value(json_object_get(j, "conn")) != best->conn ||
 		    strcmp(session, best->session) || !replayable(method))
 			continue;
-		body = str_of(j, "body");
-		if (body && !json_is_true(json_object_get(j, "truncated")) &&
-		    (msg = json_loads(body, 0, NULL)))
-			params = json_object_get(msg, "params");
-		else
-			*lossy = 1;
+		/* A whole body is an object, or older logs' JSON text; a cut one is text. */
+		if (json_is_true(json_object_get(j, "truncated"))) {
+			lost->cut++;
+			if (json_string_length(body) > lost->cut_at)
+				lost->cut_at = json_string_length(body);
+		} else if (json_is_object(body))
+			msg = json_incref(body);
+		else if (!json_is_string(body) || !(msg = json_loads(json_string_value(body), 0, NULL)))
+			lost->no_body++;
+		params = json_object_get(msg, "params");
 		if (params && target)
 			mark_target(params, target);
 		cmd_push(cmds, ncmds, method, json_is_object(params) ? params : NULL);
@@ -235,7 +240,7 @@ static int from_log(struct rec *r, size_t n, const char *origin, struct scenario
 }
 
 int replay_parse(const char *text, size_t len, const char *origin,
-		 struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
+		 struct scenario_cmd **cmds, size_t *ncmds, struct scenario_lost *lost,
 		 char *err, size_t errlen)
 {
 	struct rec *r;
@@ -244,7 +249,7 @@ int replay_parse(const char *text, size_t len, const char *origin,
 
 	*cmds = NULL;
 	*ncmds = 0;
-	*lossy = 0;
+	memset(lost, 0, sizeof *lost);
 	if (split_lines(text, len, origin, &r, &n, err, errlen) < 0)
 		return -1;
 	if (!n) {
@@ -253,7 +258,7 @@ int replay_parse(const char *text, size_t len, const char *origin,
 		return -1;
 	}
 	if (json_object_get(r[0].j, "conn") || json_object_get(r[0].j, "dir"))
-		rc = from_log(r, n, origin, cmds, ncmds, lossy, err, errlen);
+		rc = from_log(r, n, origin, cmds, ncmds, lost, err, errlen);
 	else
 		rc = from_replay_format(r, n, origin, cmds, ncmds, err, errlen);
 	for (size_t i = 0; i < n; i++)
@@ -280,8 +285,8 @@ void replay_free(struct scenario_cmd *cmds, size_t n)
 	free(cmds);
 }
 
-int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
-		char *err, size_t errlen)
+int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds,
+		struct scenario_lost *lost, char *err, size_t errlen)
 {
 	size_t len;
 	char *text;
@@ -289,9 +294,10 @@ int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds, int
 
 	*cmds = NULL;
 	*ncmds = 0;
+	memset(lost, 0, sizeof *lost);
 	if (!(text = util_read_file(path, &len, err, errlen)))
 		return -1;
-	rc = replay_parse(text, len, path, cmds, ncmds, lossy, err, errlen);
+	rc = replay_parse(text, len, path, cmds, ncmds, lost, err, errlen);
 	free(text);
 	return rc;
 }
@@ -341,8 +347,33 @@ char *replay_bind_target(const char *params, const char *target_id)
 	return out;
 }
 
-void replay_warn_lossy(const char *path)
+void replay_lost_text(const struct scenario_lost *lost, char *buf, size_t len)
 {
-	fprintf(stderr, "cdpbench: %s: some commands have no params in the log (run cdpproxy "
-		"with --log-bodies); they replay with {}\n", path);
+	size_t n = lost->cut + lost->no_body;
+	int o;
+
+	buf[0] = '\0';
+	if (!n)
+		return;
+	o = snprintf(buf, len, "%zu command%s replay%s with {} params:", n, n == 1 ? "" : "s",
+		     n == 1 ? "s" : "");
+	if (o < 0 || (size_t)o >= len)
+		return;
+	if (lost->cut)
+		o += snprintf(buf + o, len - (size_t)o, " %zu had %s body cut at %zu bytes by "
+			      "cdpproxy's --log-bodies limit (rerun it with a larger --log-bodies=N)%s",
+			      lost->cut, lost->cut == 1 ? "its" : "their", lost->cut_at,
+			      lost->no_body ? ";" : "");
+	if (lost->no_body && o >= 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, " %zu %s no body in the log (run cdpproxy with "
+			 "--log-bodies)", lost->no_body, lost->no_body == 1 ? "has" : "have");
+}
+
+void replay_warn_lossy(const char *path, const struct scenario_lost *lost)
+{
+	char text[512];
+
+	replay_lost_text(lost, text, sizeof text);
+	if (*text)
+		fprintf(stderr, "cdpbench: %s: %s\n", path, text);
 }

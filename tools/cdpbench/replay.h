@@ -11,19 +11,23 @@
  * and lines starting with # are skipped), or a cdpproxy --log file, from which
  * it takes the commands sent up on the page session that sent Page.enable and
  * the most commands (params need --log-bodies: without them, or when a body
- * was truncated, a command is replayed with {} and *lossy is set). Commands
+ * was truncated, a command is replayed with {}, counted in *lost). Commands
  * that would navigate or close the page are left out, and the page's target
  * id becomes SCENARIO_TARGET. origin names the input in errors. 0, or -1 with
  * "origin:line: reason" in err. */
 int replay_parse(const char *text, size_t len, const char *origin,
-		 struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
+		 struct scenario_cmd **cmds, size_t *ncmds, struct scenario_lost *lost,
 		 char *err, size_t errlen);
 
 /* Reads and parses the file at path (see replay_parse). */
-int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds, int *lossy,
-		char *err, size_t errlen);
-/* Says on stderr that path's commands without params in the log replay with {}. */
-void replay_warn_lossy(const char *path);
+int replay_load(const char *path, struct scenario_cmd **cmds, size_t *ncmds,
+		struct scenario_lost *lost, char *err, size_t errlen);
+/* What lost means, with the remedy: "3 commands replay with {} params: the log's
+ * bodies were cut at 4096 bytes (rerun cdpproxy with a larger --log-bodies=N)";
+ * "" when nothing was lost. */
+void replay_lost_text(const struct scenario_lost *lost, char *buf, size_t len);
+/* Says on stderr what replay_lost_text says, when something was lost. */
+void replay_warn_lossy(const char *path, const struct scenario_lost *lost);
 
 void replay_free(struct scenario_cmd *cmds, size_t n);
 

@@ -67,6 +67,85 @@ static double *measured(const struct report *r, const struct report_cell *c, siz
 	return v;
 }
 
+/* The error's message from a failed command's {"code","message"} text (cut at
+ * 300 bytes by cdp.c, so perhaps not JSON: then the text itself). */
+static void error_message(const char *text, char *out, size_t len)
+{
+	json_t *e = json_loads(text, 0, NULL);
+	const char *m = json_string_value(json_object_get(e, "message"));
+
+	snprintf(out, len, "%s", m ? m : text);
+	json_decref(e);
+}
+
+/* Fills c's failed-command counts from its trials' CDP details, and the
+ * reasons, grouped by method and message, from the first trial that had any. */
+static void failed_commands(const struct report *r, struct report_cell *c)
+{
+	const json_t *first = NULL;
+	struct { char method[64], message[160]; int n; } g[3];
+	size_t ng = 0, k, o = 0, others = 0;
+	json_t *f;
+
+	c->cmds_failed_min = c->cmds_failed_max = 0;
+	c->cmds_failed_why[0] = '\0';
+	for (int i = 0, seen = 0; i < r->rounds_run; i++) {
+		const json_t *failed = json_object_get(json_object_get(c->samples[i].detail, "cdp"), "failed");
+		int n = (int)json_array_size(failed);
+		if (!c->samples[i].ran || !json_is_array(failed))
+			continue;
+		if (!seen++ || n < c->cmds_failed_min)
+			c->cmds_failed_min = n;
+		if (n > c->cmds_failed_max)
+			c->cmds_failed_max = n;
+		if (n && !first)
+			first = failed;
+	}
+	json_array_foreach(first, k, f) {
+		char method[64], message[160];
+		size_t j;
+		snprintf(method, sizeof method, "%s", json_string_value(json_object_get(f, "method")) ?
+			 json_string_value(json_object_get(f, "method")) : "?");
+		error_message(json_string_value(json_object_get(f, "error")) ?
+			      json_string_value(json_object_get(f, "error")) : "", message, sizeof message);
+		for (j = 0; j < ng && (strcmp(g[j].method, method) || strcmp(g[j].message, message)); j++)
+			;
+		if (j < ng)
+			g[j].n++;
+		else if (ng < sizeof g / sizeof g[0]) {
+			memcpy(g[ng].method, method, sizeof method);
+			memcpy(g[ng].message, message, sizeof message);
+			g[ng++].n = 1;
+		} else
+			others++;
+	}
+	for (size_t j = 0; j < ng && o < sizeof c->cmds_failed_why; j++) {
+		char times[16] = "";
+		if (g[j].n > 1)
+			snprintf(times, sizeof times, " x%d", g[j].n);
+		o += (size_t)snprintf(c->cmds_failed_why + o, sizeof c->cmds_failed_why - o, "%s%s%s: %s",
+				      j ? "; " : "", g[j].method, times, g[j].message);
+	}
+	if (others && o < sizeof c->cmds_failed_why)
+		snprintf(c->cmds_failed_why + o, sizeof c->cmds_failed_why - o, "; %zu more", others);
+}
+
+const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t len)
+{
+	char n[32];
+
+	buf[0] = '\0';
+	if (!c->cmds_failed_max)
+		return buf;
+	if (c->cmds_failed_min == c->cmds_failed_max)
+		snprintf(n, sizeof n, "%d", c->cmds_failed_max);
+	else
+		snprintf(n, sizeof n, "%d to %d", c->cmds_failed_min, c->cmds_failed_max);
+	snprintf(buf, len, "%s of its %zu commands failed in each trial (%s)", n, c->sc->ncmds,
+		 c->cmds_failed_why);
+	return buf;
+}
+
 /* One sample has no spread: its interval is unknown, not [x, x]. */
 static void need_two(struct estimate_ci *ci)
 {
@@ -100,6 +179,7 @@ void report_compute(struct report *r)
 			const struct bench_sample *s = &c->samples[(size_t)cfg->warmup_rounds + k];
 			sink[k] = s->ok ? s->sink_mbps : NAN;
 		}
+		failed_commands(r, c);
 		estimate_median_ci(v, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->mbps);
 		estimate_median_ci(sink, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->sink_mbps);
 		need_two(&c->mbps);
@@ -155,7 +235,8 @@ void report_print_table(const struct report *r, FILE *out)
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		int mark = estimate_ci_excludes(&c->ratio, 1.0);
-		char ci[80] = "", rci[80] = "", fail[64] = "";
+		char ci[80] = "", rci[80] = "", fail[128] = "";
+		int o = 0;
 
 		if (i && strcmp(c->body, r->cells[i - 1].body))
 			fputc('\n', out);
@@ -166,7 +247,10 @@ void report_print_table(const struct report *r, FILE *out)
 			snprintf(rci, sizeof rci, "[%s, %s]", report_ratio(c->ratio.lo, d, sizeof d),
 				 report_ratio(c->ratio.hi, e, sizeof e));
 		if (c->nfail)
-			snprintf(fail, sizeof fail, "  (%d failed: see report)", c->nfail);
+			o = snprintf(fail, sizeof fail, "  (%d failed: see report)", c->nfail);
+		if (c->cmds_failed_max && o >= 0 && (size_t)o < sizeof fail)
+			snprintf(fail + o, sizeof fail - (size_t)o, "  (%d of %zu commands failed: see "
+				 "findings)", c->cmds_failed_max, c->sc->ncmds);
 		marks |= mark;
 		any_aa |= c->aa_cell >= 0;
 		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s\n", c->body, (int)width, c->sc->name,
@@ -219,12 +303,14 @@ static json_t *scenario_json(const struct scenario *sc)
 		json_array_append_new(cmds, json_pack("{s:s,s:o}", "method", sc->cmds[i].method,
 						      "params", p ? p : json_object()));
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:b,s:o,s:o,s:o}", "name", sc->name, "kind",
+	return json_pack("{s:s,s:s,s:s,s:o,s:b,s:o,s:o,s:o,s:{s:I,s:I,s:I}}", "name", sc->name, "kind",
 			 kinds[sc->kind], "about", sc->about ? sc->about : "", "commands", cmds,
 			 "via_proxy", sc->via_proxy,
 			 "policy", sc->policy ? json_string(sc->policy) : json_null(),
 			 "aa_with", sc->aa_with[0] ? json_string(sc->aa_with) : json_null(),
-			 "source", sc->source ? json_string(sc->source) : json_null());
+			 "source", sc->source ? json_string(sc->source) : json_null(),
+			 "params_lost", "no_body", (json_int_t)sc->lost.no_body, "cut",
+			 (json_int_t)sc->lost.cut, "cut_at", (json_int_t)sc->lost.cut_at);
 }
 
 static json_t *cell_json(const struct report *r, const struct report_cell *c)
@@ -240,8 +326,10 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 			"page_bytes", (json_int_t)s->page_bytes, "sink_bytes", (json_int_t)s->sink_bytes,
 			"seconds", s->seconds, "detail", s->detail ? s->detail : json_null()));
 	}
-	return json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,s:o}",
+	return json_pack("{s:s,s:s,s:i,s:i,s:{s:i,s:i,s:s},s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,s:o}",
 		"scenario", c->sc->name, "body", c->body, "n", c->nok, "failed", c->nfail,
+		"commands_failed", "min", c->cmds_failed_min, "max", c->cmds_failed_max,
+		"why", c->cmds_failed_why,
 		"median_mbps", num(c->mbps.point), "ci", ci_json(&c->mbps),
 		"sink_median_mbps", num(c->sink_mbps.point), "sink_ci", ci_json(&c->sink_mbps),
 		"ratio_to_none", num(c->ratio.point), "ratio_ci", ci_json(&c->ratio),

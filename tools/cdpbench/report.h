@@ -24,6 +24,11 @@ struct report_cell {
 	int baseline, aa_cell;           /* those cells' indexes, or -1 */
 	int nok, nfail;
 	const char *error;               /* the first failure's reason */
+	/* The scenario's commands Chrome answered with an error, per trial (fewest
+	 * and most over the rounds), and why: "Runtime.evaluate x2: Cannot find
+	 * context with specified id; ...". */
+	int cmds_failed_min, cmds_failed_max;
+	char cmds_failed_why[320];
 };
 
 struct report {
@@ -61,6 +66,9 @@ const char *report_mbps(double v, char *buf, size_t len);
 const char *report_ratio(double v, char *buf, size_t len);
 /* An A/A check's verdict: "no pairs", "too noisy" (its CI excludes 1.0) or "ok". */
 const char *report_aa_verdict(const struct report_cell *c);
+/* "3 of its 40 commands failed in each trial (Runtime.evaluate x2: Cannot find
+ * context with specified id)", or "" when none failed. */
+const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t len);
 /* Is this cell measured against the baseline (not the baseline itself or native)? */
 int report_is_compared(const struct report_cell *c);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "replay.h"
 #include "report.h"
 
 static void md_header(const struct report *r, FILE *f)
@@ -83,12 +84,17 @@ static void md_aa(const struct report *r, FILE *f)
 
 static void md_scenarios(const struct report *r, FILE *f)
 {
+	char why[512];
+
 	fprintf(f, "\n## Scenarios\n\n| scenario | what it does |\n|---|---|\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {
 		const struct scenario *sc = &r->scenarios->v[i];
 		fprintf(f, "| %s | %s", sc->name, sc->about && *sc->about ? sc->about : "");
 		if (sc->kind == SCENARIO_CDP && sc->source)
 			fprintf(f, " (%zu commands)", sc->ncmds);
+		replay_lost_text(&sc->lost, why, sizeof why);
+		if (*why)
+			fprintf(f, "; %s", why);
 		if (sc->aa_with[0] && sc->kind != SCENARIO_CDP)
 			fprintf(f, "; A/A repeat of %s", sc->aa_with);
 		fprintf(f, " |\n");
@@ -111,6 +117,15 @@ static void md_failures(const struct report *r, FILE *f)
 				fprintf(f, "\n## Failures\n\n");
 			fprintf(f, "- %s / %s, round %d: %s\n", c->sc->name, c->body, round, s->error);
 		}
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		char why[512];
+		if (!c->cmds_failed_max)
+			continue;
+		if (!any++)
+			fprintf(f, "\n## Failures\n\n");
+		fprintf(f, "- %s / %s: %s\n", c->sc->name, c->body, report_cmds_failed(c, why, sizeof why));
 	}
 	if (json_array_size(r->notes)) {
 		fprintf(f, "\n## Notes\n\n");

@@ -119,12 +119,10 @@ const struct scenario *scenario_find(const struct scenario_list *l, const char *
 
 static int load_replay_into(struct scenario *s, const char *path, char *err, size_t errlen)
 {
-	int lossy = 0;
-
-	if (replay_load(path, &s->cmds, &s->ncmds, &lossy, err, errlen) < 0)
+	if (replay_load(path, &s->cmds, &s->ncmds, &s->lost, err, errlen) < 0)
 		return -1;
-	if (lossy)   /* the run goes on: enables mostly have no params anyway */
-		replay_warn_lossy(path);
+	/* The run goes on (enables mostly have no params anyway); the report says it too. */
+	replay_warn_lossy(path, &s->lost);
 	s->source = xstrdup(path);
 	return 0;
 }

@@ -19,6 +19,13 @@ struct scenario_cmd {
 	char *params;      /* a JSON object, compact */
 };
 
+/* Commands of a replayed log that replay with {} because the log lacks their
+ * params: logged without --log-bodies, or with bodies cut at its limit. */
+struct scenario_lost {
+	size_t no_body, cut;
+	size_t cut_at;               /* the limit, as the longest cut body shows (bytes) */
+};
+
 struct scenario {
 	char name[SCENARIO_NAME_MAX];
 	char *about;                 /* one line for --list and the report */
@@ -29,6 +36,7 @@ struct scenario {
 	char *policy;                /* its --policy file, or NULL for none */
 	char aa_with[SCENARIO_NAME_MAX];  /* an A/A check against this scenario, or "" */
 	char *source;                /* the replay file the commands came from, or NULL */
+	struct scenario_lost lost;   /* of a replayed log */
 };
 
 struct scenario_list {

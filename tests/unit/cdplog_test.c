@@ -1,0 +1,208 @@
+/* cdplog_test: the log reader's one pass: counts and round trips per method,
+ * enabled domains with their params, sessions and their bound, bad lines,
+ * the pending bound, and the pairs view's order. */
+#include <string.h>
+
+#include "../../tools/cdplog/agg.c"
+#include "../../tools/cdplog/pairs.c"
+#include "../../tools/cdplog/record.c"
+#include "../../tools/cdplog/summary.c"
+#include "../../tools/cdplog/timeline.c"
+#include "tap.h"
+
+static const char LOG[] =
+	"{\"t\":1000000,\"gen\":1,\"conn\":0,\"kind\":\"policy\",\"name\":\"passthrough\",\"source\":\"built-in\",\"via\":\"start\"}\n"
+	"{\"t\":1000010,\"gen\":1,\"conn\":1,\"kind\":\"open\",\"path\":\"/devtools/browser/x\"}\n"
+	"{\"t\":1000020,\"gen\":1,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"S1\",\"targetId\":\"T1\",\"type\":\"page\",\"url\":\"about:blank\"}\n"
+	/* Network.enable with params in a string body, answered after 300 us. */
+	"{\"t\":1000100,\"gen\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":1,\"method\":\"Network.enable\",\"session\":\"S1\",\"bytes\":90,"
+	"\"body\":\"{\\\"id\\\":1,\\\"method\\\":\\\"Network.enable\\\",\\\"params\\\":{\\\"maxPostDataSize\\\":65536},\\\"sessionId\\\":\\\"S1\\\"}\"}\n"
+	/* Page.enable, body logged as an object. */
+	"{\"t\":1000110,\"gen\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":2,\"method\":\"Page.enable\",\"session\":\"S1\",\"bytes\":50,"
+	"\"body\":{\"id\":2,\"method\":\"Page.enable\",\"sessionId\":\"S1\"}}\n"
+	"{\"t\":1000400,\"gen\":1,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":1,\"method\":\"Network.enable\",\"session\":\"S1\",\"bytes\":40,\"rtt_us\":300}\n"
+	"{\"t\":1000500,\"gen\":1,\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Network.requestWillBeSent\",\"session\":\"S1\",\"bytes\":1000}\n"
+	"this is not JSON\n"
+	/* Runtime.enable fails: not enabled. */
+	"{\"t\":1000600,\"gen\":1,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":3,\"method\":\"Runtime.enable\",\"session\":\"S1\",\"bytes\":30}\n"
+	"{\"t\":1000700,\"gen\":1,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":3,\"method\":\"Runtime.enable\",\"session\":\"S1\",\"bytes\":80,\"rtt_us\":100,\"error\":-32000,"
+	"\"body\":\"{\\\"id\\\":3,\\\"error\\\":{\\\"code\\\":-32000,\\\"message\\\":\\\"Cannot find context with specified id\\\"},\\\"sessionId\\\":\\\"S1\\\"}\"}\n"
+	"{\"t\":1000800,\"gen\":1,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":2,\"method\":\"Page.enable\",\"session\":\"S1\",\"bytes\":40,\"rtt_us\":690}\n"
+	"{\"t\":1000900,\"gen\":2,\"conn\":0,\"kind\":\"policy\",\"name\":\"capped\",\"source\":\"built-in\",\"via\":\"http\"}\n"
+	"{\"t\":1001000,\"gen\":2,\"conn\":1,\"kind\":\"mark\",\"label\":\"phase two\",\"session\":\"S1\"}\n"
+	"{\"t\":1001100,\"gen\":2,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":4,\"method\":\"Page.disable\",\"session\":\"S1\",\"bytes\":30}\n"
+	"{\"t\":1001200,\"gen\":2,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":4,\"method\":\"Page.disable\",\"session\":\"S1\",\"bytes\":30,\"rtt_us\":100}\n"
+	/* A command never answered, and an answer whose command is not in the log. */
+	"{\"t\":1001300,\"gen\":2,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":5,\"method\":\"Runtime.evaluate\",\"bytes\":60}\n"
+	"{\"t\":1001400,\"gen\":2,\"conn\":2,\"dir\":\"down\",\"kind\":\"response\",\"id\":9,\"method\":\"Browser.getVersion\",\"bytes\":60,\"rtt_us\":50}\n";
+
+static int read_log(const char *text, cdplog_fn fn, void *arg, struct cdplog_input *in)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	char err[200];
+	int rc = cdplog_read(f, fn, arg, in, err, sizeof err);
+
+	fclose(f);
+	return rc;
+}
+
+static struct cdplog_count *count_of(struct table *t, const char *name)
+{
+	void **v = table_get(t, name, strlen(name));
+
+	return v ? *v : NULL;
+}
+
+static struct cdplog_sess *sess_of(struct cdplog_agg *a, const char *id)
+{
+	void **v = table_get(&a->sessions, id, strlen(id));
+
+	return v ? *v : NULL;
+}
+
+static void test_agg(void)
+{
+	struct cdplog_opts o = { .pending_max = 100, .sessions_max = 100 };
+	struct cdplog_input in = { 0 };
+	struct cdplog_agg a;
+	struct cdplog_count *c;
+	struct cdplog_sess *s;
+
+	cdplog_agg_init(&a, &o);
+	is_int(read_log(LOG, cdplog_agg_add, &a, &in), 0, "the log is read");
+	is_int(in.records, 16, "16 records");
+	is_int(in.bad, 1, "one line is not JSON");
+	is_int(in.first_bad, 8, "and it is line 8");
+	is_int(a.total.messages, 11, "11 messages");
+	is_int(a.total.errors, 1, "one error response");
+	c = count_of(&a.methods, "Network.enable");
+	ok(c && c->messages == 2 && c->commands == 1 && c->responses == 1 && c->bytes[0] == 90 &&
+	   c->bytes[1] == 40, "Network.enable: a command up, a response down, their bytes");
+	ok(c && c->rtt.n == 1 && hist_quantile(&c->rtt, 0.5) == 300, "its round trip, from rtt_us");
+	c = count_of(&a.domains, "Page");
+	ok(c && c->messages == 4 && c->rtt.n == 2 && c->rtt.max == 690, "domain Page sums its methods");
+	c = count_of(&a.methods, "Runtime.enable");
+	ok(c && c->errors == 1, "Runtime.enable's error is counted");
+	s = sess_of(&a, "S1");
+	ok(s && s->target && !strcmp(s->target, "T1") && !strcmp(s->type, "page"),
+	   "the session record maps S1 to its target");
+	ok(s && s->messages == 9, "S1 carried 9 messages (%llu)", s ? (unsigned long long)s->messages : 0);
+	is_str(json_string_value(json_object_get(s->enabled, "Network")), "{\"maxPostDataSize\":65536}",
+	       "Network enabled with the params of its command's body");
+	ok(!json_object_get(s->enabled, "Page"), "Page enabled, then disabled");
+	ok(!json_object_get(s->enabled, "Runtime"), "a failed Runtime.enable enables nothing");
+	is_int(a.policies.n, 2, "two policy generations");
+	is_int(a.marks.n, 1, "one mark");
+	ok(s->events.n >= 5 && strstr(s->events.v[0].what, "attached"), "the session's timeline begins with its attach");
+	ok(a.enables.n == 0, "no enable command is left waiting");
+	cdplog_agg_free(&a);
+}
+
+static void test_bounds(void)
+{
+	struct cdplog_opts o = { .pending_max = 2, .sessions_max = 2 };
+	struct cdplog_input in = { 0 };
+	struct cdplog_agg a;
+	struct cdplog_pending p;
+	struct cdplog_rec r;
+	struct cdplog_cmd *old;
+	const char *sessions =
+		"{\"t\":1,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"A\",\"targetId\":\"TA\"}\n"
+		"{\"t\":2,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"B\",\"targetId\":\"TB\"}\n"
+		"{\"t\":3,\"conn\":1,\"dir\":\"up\",\"kind\":\"event\",\"method\":\"X.y\",\"session\":\"A\",\"bytes\":1}\n"
+		"{\"t\":4,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"C\",\"targetId\":\"TC\"}\n";
+
+	cdplog_agg_init(&a, &o);
+	read_log(sessions, cdplog_agg_add, &a, &in);
+	ok(a.sessions.n == 2 && sess_of(&a, "A") && sess_of(&a, "C") && !sess_of(&a, "B"),
+	   "past --sessions-max the least recently seen session (B) is forgotten");
+	is_int(a.sessions_forgotten, 1, "and counted");
+	cdplog_agg_free(&a);
+
+	cdplog_pending_init(&p, 2);
+	for (int i = 1; i <= 3; i++) {
+		json_t *j = json_pack("{s:i,s:i,s:s,s:s,s:i,s:s}", "t", i, "conn", 1, "dir", "up", "kind",
+				      "command", "id", i, "method", "A.b");
+		cdplog_rec_from(j, (uint64_t)i, &r);
+		cdplog_pending_add(&p, &r, 0, &old);
+		ok(i < 3 ? !old : old && old->id == 1, "command %d: %s", i,
+		   i < 3 ? "kept" : "the oldest is pushed out");
+		cdplog_cmd_free(old);
+		json_decref(j);
+	}
+	is_int(p.n, 2, "two commands pending at most");
+	cdplog_pending_free(&p);
+}
+
+static void test_pairs(void)
+{
+	struct cdplog_opts o = { .pending_max = 100, .sessions_max = 100 };
+	char *text = NULL, err[200];
+	size_t len = 0;
+	FILE *in = fmemopen((void *)LOG, strlen(LOG), "r"), *out = open_memstream(&text, &len);
+	const char *net, *page, *rt;
+
+	is_int(cdplog_pairs(in, "t", &o, out, err, sizeof err), 0, "pairs runs");
+	fclose(in);
+	fclose(out);
+	net = strstr(text, "Network.enable");
+	page = strstr(text, "Page.enable");
+	rt = strstr(text, "Runtime.enable");
+	ok(net && page && rt && net < page && page < rt,
+	   "commands in the order sent, though Page.enable was answered after Runtime.enable");
+	ok(page && strstr(page, "690us") < strchr(page, '\n'), "Page.enable's round trip on its line");
+	ok(strstr(text, "error -32000: Cannot find context with specified id"), "the error's message from the body");
+	ok(strstr(text, "Runtime.evaluate") && strstr(text, "no answer in the log"), "an unanswered command is said so");
+	ok(strstr(text, "Browser.getVersion") && strstr(text, "its command is not in the log"),
+	   "an answer without its command is shown");
+	ok(strstr(text, "6 commands shown, 5 answered (1 with an error), 1 without an answer"),
+	   "the totals line: %s", strrchr(text, ':') ? "" : text);
+	free(text);
+
+	o.method = "Page";
+	o.since = "0.0006";
+	text = NULL;
+	in = fmemopen((void *)LOG, strlen(LOG), "r");
+	out = open_memstream(&text, &len);
+	cdplog_pairs(in, "t", &o, out, err, sizeof err);
+	fclose(in);
+	fclose(out);
+	ok(strstr(text, "Page.disable") && !strstr(text, "Page.enable") && !strstr(text, "Network"),
+	   "--method Page --since 0.0006: only Page.disable");
+	free(text);
+}
+
+static void test_small(void)
+{
+	uint64_t t;
+	char err[200] = "", buf[64];
+	json_t *j = json_pack("{s:i,s:s,s:s,s:s,s:b}", "t", 1, "dir", "up", "kind", "command", "body",
+			      "{\"id\":1,\"method\":\"Network.en", "truncated", 1);
+	struct cdplog_rec r;
+
+	ok(!cdplog_parse_time("12.5", 1000000, &t, err, sizeof err) && t == 13500000, "seconds since the start");
+	ok(!cdplog_parse_time("1796291145000830", 5, &t, err, sizeof err) && t == 1796291145000830ull,
+	   "microseconds since the epoch");
+	ok(!cdplog_parse_time("2026-12-03T09:45:42.5Z", 5, &t, err, sizeof err) && t == 1796291142500000ull,
+	   "a UTC time");
+	ok(cdplog_parse_time("soon", 5, &t, err, sizeof err) < 0 && strstr(err, "not a time"), "a bad time: %s", err);
+	ok(cdplog_session_match("AB", "ABCD") && !cdplog_session_match("AC", "ABCD") &&
+	   cdplog_session_match("-", NULL) && !cdplog_session_match("-", "A"), "sessions match by prefix");
+	cdplog_rec_from(j, 1, &r);
+	cdplog_params(&r, buf, sizeof buf);
+	is_str(buf, "(params cut at 28 bytes)", "a cut body's params are said to be cut");
+	json_decref(j);
+	cdplog_fmt_us(850, buf, sizeof buf);
+	is_str(buf, "850us", "850us");
+	cdplog_fmt_us(1234567, buf, sizeof buf);
+	is_str(buf, "1.23s", "1.23s");
+}
+
+int main(void)
+{
+	test_agg();
+	test_bounds();
+	test_pairs();
+	test_small();
+	return tap_done();
+}

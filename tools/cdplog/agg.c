@@ -1,0 +1,350 @@
+/* agg: the one pass behind summary and timeline: counts and round trips per
+ * method and domain, sessions with their targets and enabled domains, policy
+ * switches and marks, each within a bound. */
+#include "cdplog.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define EVENTS_PER_SESSION 256
+#define EVENTS_GLOBAL 4096
+
+static void events_init(struct cdplog_events *e, size_t max)
+{
+	memset(e, 0, sizeof *e);
+	e->max = max;
+}
+
+static void events_free(struct cdplog_events *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i].what);
+	free(e->v);
+}
+
+static void events_add(struct cdplog_events *e, uint64_t t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void events_add(struct cdplog_events *e, uint64_t t, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (e->n >= e->max) {
+		e->dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		e->v = xrealloc(e->v, e->cap * sizeof *e->v);
+	}
+	e->v[e->n].t = t;
+	e->v[e->n++].what = xstrdup(buf);
+}
+
+void cdplog_agg_init(struct cdplog_agg *a, const struct cdplog_opts *o)
+{
+	memset(a, 0, sizeof *a);
+	table_init(&a->methods);
+	table_init(&a->domains);
+	table_init(&a->sessions);
+	a->sessions_max = o->sessions_max ? o->sessions_max : 1;
+	cdplog_pending_init(&a->enables, o->pending_max);
+	events_init(&a->policies, EVENTS_GLOBAL);
+	events_init(&a->marks, EVENTS_GLOBAL);
+	events_init(&a->global, EVENTS_GLOBAL);
+}
+
+static void count_free(void *p)
+{
+	struct cdplog_count *c = p;
+
+	free(c->name);
+	free(c);
+}
+
+static void sess_free(struct cdplog_sess *s)
+{
+	free(s->id);
+	free(s->target);
+	free(s->type);
+	free(s->url);
+	json_decref(s->enabled);
+	events_free(&s->events);
+	free(s);
+}
+
+void cdplog_agg_free(struct cdplog_agg *a)
+{
+	table_free(&a->methods, count_free);
+	table_free(&a->domains, count_free);
+	while (a->lru) {
+		struct cdplog_sess *s = a->lru;
+		a->lru = s->next;
+		sess_free(s);
+	}
+	table_free(&a->sessions, NULL);
+	cdplog_pending_free(&a->enables);
+	events_free(&a->policies);
+	events_free(&a->marks);
+	events_free(&a->global);
+}
+
+static struct cdplog_count *count_get(struct table *t, const char *name, size_t len)
+{
+	void **v = table_get(t, name, len);
+
+	if (!v) {
+		struct cdplog_count *c = xcalloc(1, sizeof *c);
+		c->name = xstrndup(name, len);
+		v = table_put(t, name, len);
+		*v = c;
+	}
+	return *v;
+}
+
+static void count_add(struct cdplog_count *c, const struct cdplog_rec *r)
+{
+	c->messages++;
+	c->bytes[r->up ? 0 : 1] += r->bytes;
+	if (!strcmp(r->kind, "command"))
+		c->commands++;
+	else if (!strcmp(r->kind, "event"))
+		c->events++;
+	else if (!strcmp(r->kind, "response")) {
+		c->responses++;
+		if (r->has_rtt)
+			hist_add(&c->rtt, r->rtt_us);
+		if (r->has_error)
+			c->errors++;
+	}
+}
+
+/* The session id, created on first sight; the least recently seen session is
+ * forgotten when there are sessions_max. Moves it to the most recent end. */
+static struct cdplog_sess *sess_get(struct cdplog_agg *a, const char *id, uint64_t t, uint64_t conn)
+{
+	size_t len = strlen(id);
+	void **v = table_get(&a->sessions, id, len);
+	struct cdplog_sess *s;
+
+	if (v) {
+		s = *v;
+		if (s == a->mru)
+			goto seen;
+		if (s->prev)
+			s->prev->next = s->next;
+		else
+			a->lru = s->next;
+		s->next->prev = s->prev;
+	} else {
+		if (a->sessions.n >= a->sessions_max) {
+			struct cdplog_sess *old = a->lru;
+			a->lru = old->next;
+			if (a->lru)
+				a->lru->prev = NULL;
+			else
+				a->mru = NULL;
+			table_del(&a->sessions, old->id, strlen(old->id));
+			sess_free(old);
+			a->sessions_forgotten++;
+		}
+		s = xcalloc(1, sizeof *s);
+		s->id = xstrdup(id);
+		s->conn = conn;
+		s->seq = a->sessions_seq++;
+		s->t_first = t;
+		s->enabled = json_object();
+		events_init(&s->events, EVENTS_PER_SESSION);
+		*table_put(&a->sessions, id, len) = s;
+	}
+	s->prev = a->mru;
+	s->next = NULL;
+	if (a->mru)
+		a->mru->next = s;
+	else
+		a->lru = s;
+	a->mru = s;
+seen:
+	if (t > s->t_last)
+		s->t_last = t;
+	return s;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	if (!s)
+		return;
+	free(*dst);
+	*dst = xstrdup(s);
+}
+
+static const char *str_of(const struct cdplog_rec *r, const char *k)
+{
+	const char *s = json_string_value(json_object_get(r->obj, k));
+
+	return s ? s : "";
+}
+
+/* Is method Domain.suffix, suffix after its only dot? The domain's length. */
+static size_t domain_and(const char *m, const char *suffix)
+{
+	const char *dot = strchr(m, '.');
+
+	return dot && !strchr(dot + 1, '.') && !strcmp(dot + 1, suffix) ? (size_t)(dot - m) : 0;
+}
+
+/* An answered X.enable or X.disable: the session's enabled domains change. */
+static void on_enable_answer(struct cdplog_agg *a, const struct cdplog_rec *r)
+{
+	size_t en = domain_and(r->method, "enable"), dis = domain_and(r->method, "disable");
+	struct cdplog_cmd *c = en ? cdplog_pending_find(&a->enables, r) : NULL;
+	struct cdplog_sess *s;
+	char domain[128];
+	const char *params = "";
+
+	if (c) {
+		params = c->params;
+		if (c->session && r->session && strcmp(c->session, r->session))
+			c = NULL, params = "";
+	}
+	if ((en || dis) && r->session) {
+		s = sess_get(a, r->session, r->t, r->conn);
+		size_t dl = en ? en : dis;
+		util_copy(domain, r->method, dl + 1 < sizeof domain ? dl + 1 : sizeof domain);
+		if (r->has_error)
+			events_add(&s->events, r->t, "%s failed (error %" PRId64 ")", r->method, r->error);
+		else if (en) {
+			int stub = r->action && !strcmp(r->action, "stub");
+			const char *p = stub ? "(stub)" : params;
+			json_object_set_new(s->enabled, domain, json_string(p));
+			events_add(&s->events, r->t, "%s%s%s", r->method, *p ? " " : "", p);
+		} else {
+			json_object_del(s->enabled, domain);
+			events_add(&s->events, r->t, "%s", r->method);
+		}
+	}
+	if (c) {
+		cdplog_pending_unlink(&a->enables, c);
+		cdplog_cmd_free(c);
+	}
+}
+
+static void on_message(struct cdplog_agg *a, const struct cdplog_rec *r)
+{
+	const char *m = r->method ? r->method : "(no method)";
+	size_t dlen = strcspn(m, ".");
+
+	count_add(&a->total, r);
+	a->by_proxy += (uint64_t)r->by_proxy;
+	if (a->methods.n >= CDPLOG_METHODS_MAX && !table_get(&a->methods, m, strlen(m)))
+		a->methods_over++;
+	else
+		count_add(count_get(&a->methods, m, strlen(m)), r);
+	if (a->domains.n < CDPLOG_METHODS_MAX || table_get(&a->domains, m, dlen))
+		count_add(count_get(&a->domains, m, dlen), r);
+	if (r->session)
+		sess_get(a, r->session, r->t, r->conn)->messages++;
+	if (!strcmp(r->kind, "command") && r->method && r->has_id && domain_and(r->method, "enable") &&
+	    json_object_get(r->obj, "body")) {
+		struct cdplog_cmd *old;
+		cdplog_pending_add(&a->enables, r, 1, &old);
+		cdplog_cmd_free(old);
+	} else if (!strcmp(r->kind, "response") && r->method && r->has_id)
+		on_enable_answer(a, r);
+}
+
+void cdplog_agg_add(const struct cdplog_rec *r, void *agg)
+{
+	struct cdplog_agg *a = agg;
+	struct cdplog_sess *s;
+	const char *session = json_string_value(json_object_get(r->obj, "session"));
+
+	if (r->is_msg) {
+		on_message(a, r);
+		return;
+	}
+	if (!strcmp(r->kind, "open"))
+		a->conns++;
+	if (!strcmp(r->kind, "session") && session) {
+		s = sess_get(a, session, r->t, r->conn);
+		set_str(&s->target, json_string_value(json_object_get(r->obj, "targetId")));
+		set_str(&s->type, json_string_value(json_object_get(r->obj, "type")));
+		set_str(&s->url, json_string_value(json_object_get(r->obj, "url")));
+		if (!strcmp(str_of(r, "event"), "attached"))
+			events_add(&s->events, r->t, "attached: %s %s", str_of(r, "type"), str_of(r, "url"));
+		else
+			events_add(&s->events, r->t, "url: %s", str_of(r, "url"));
+	} else if (!strcmp(r->kind, "policy")) {
+		events_add(&a->policies, r->t, "gen %" PRIu64 " %s (%s, via %s)", r->gen,
+			   str_of(r, "name"), str_of(r, "source"), str_of(r, "via"));
+		events_add(&a->global, r->t, "policy gen %" PRIu64 ": %s (via %s)", r->gen,
+			   str_of(r, "name"), str_of(r, "via"));
+	} else if (!strcmp(r->kind, "mark")) {
+		events_add(&a->marks, r->t, "\"%s\"%s%.8s", str_of(r, "label"),
+			   session ? " session " : "", session ? session : "");
+		if (session)
+			events_add(&sess_get(a, session, r->t, r->conn)->events, r->t, "mark \"%s\"",
+				   str_of(r, "label"));
+		else
+			events_add(&a->global, r->t, "mark \"%s\"", str_of(r, "label"));
+	} else if (!strcmp(r->kind, "browser_exit")) {
+		events_add(&a->global, r->t, "browser exited: %s", str_of(r, "why"));
+	}
+}
+
+static int count_cmp(const void *pa, const void *pb)
+{
+	const struct cdplog_count *x = *(struct cdplog_count *const *)pa, *y = *(struct cdplog_count *const *)pb;
+
+	if (x->messages != y->messages)
+		return x->messages > y->messages ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct cdplog_count **cdplog_agg_sorted(const struct table *t, size_t *n)
+{
+	struct cdplog_count **v = xmalloc((t->n + 1) * sizeof *v);
+	struct table_slot *s;
+	size_t i = 0;
+
+	*n = 0;
+	while ((s = table_next(t, &i)))
+		v[(*n)++] = s->val;
+	qsort(v, *n, sizeof *v, count_cmp);
+	return v;
+}
+
+static int sess_cmp(const void *pa, const void *pb)
+{
+	const struct cdplog_sess *x = *(struct cdplog_sess *const *)pa, *y = *(struct cdplog_sess *const *)pb;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct cdplog_sess **cdplog_agg_sessions(const struct cdplog_agg *a, size_t *n)
+{
+	struct cdplog_sess **v = xmalloc((a->sessions.n + 1) * sizeof *v);
+
+	*n = 0;
+	for (struct cdplog_sess *s = a->lru; s; s = s->next)
+		v[(*n)++] = s;
+	qsort(v, *n, sizeof *v, sess_cmp);
+	return v;
+}
+
+json_t *cdplog_events_json(const struct cdplog_events *e)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < e->n; i++)
+		json_array_append_new(a, json_pack("{s:I,s:s}", "t", (json_int_t)e->v[i].t, "what",
+						   e->v[i].what));
+	return a;
+}

@@ -1,0 +1,162 @@
+/* cdplog: reads a cdpproxy --log file offline: summary, pairs, timeline. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdplog.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: cdplog summary|pairs|timeline LOG [options]\n"
+	      "Reads a cdpproxy --log file (JSON Lines; - for stdin) in one pass, with bounded memory.\n\n"
+	      "  summary     per domain and method: messages, commands, events, bytes, round-trip\n"
+	      "              p50/p99/max, errors (busiest first); sessions with their targets and\n"
+	      "              enabled domains (with params under --log-bodies); policy generations;\n"
+	      "              marks\n"
+	      "  pairs       each command with its answer, one line each, in the order sent: time,\n"
+	      "              conn, session, method, round trip, error (its message with --log-bodies)\n"
+	      "  timeline    per session, in time order: attach, URL changes, each X.enable and\n"
+	      "              X.disable, marks, and the policy switches while it lived\n\n"
+	      "  --json              JSON instead of text (pairs: one object a line)\n"
+	      "  --session S         pairs, timeline: only session S (a prefix of its id; - for none)\n"
+	      "  --method M          pairs: only method M (a name, a glob like 'Runtime.*', a domain)\n"
+	      "  --conn N            pairs: only connection N\n"
+	      "  --since T, --until T  pairs: commands sent from/until T: seconds since the log's\n"
+	      "                      first record (12.5), microseconds since the epoch as in t, or\n"
+	      "                      UTC YYYY-MM-DDTHH:MM:SS[.frac]Z\n"
+	      "  --top N             summary: rows per table (default 30, 0 for all)\n"
+	      "  --pending N         commands kept awaiting their answer (default 100000); older\n"
+	      "                      ones are shown or counted as unanswered\n"
+	      "  --sessions-max N    sessions kept at once (default 10000); the least recently\n"
+	      "                      seen is forgotten\n"
+	      "  --version, --help\n", out);
+}
+
+enum { O_JSON = 256, O_SESSION, O_METHOD, O_CONN, O_SINCE, O_UNTIL, O_TOP, O_PENDING,
+       O_SESSIONS_MAX, O_HELP, O_VERSION };
+
+static int parse_count(const char *flag, const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-') {
+		snprintf(err, errlen, "%s wants a number, not '%s' (see --help)", flag, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parses argv; returns 0 to run *cmd on *path, 1 when --help or --version
+ * was answered, -1 with one line in err. */
+static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char **cmd,
+		      const char **path, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, O_JSON },
+		{ "session", required_argument, NULL, O_SESSION },
+		{ "method", required_argument, NULL, O_METHOD },
+		{ "conn", required_argument, NULL, O_CONN },
+		{ "since", required_argument, NULL, O_SINCE },
+		{ "until", required_argument, NULL, O_UNTIL },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "pending", required_argument, NULL, O_PENDING },
+		{ "sessions-max", required_argument, NULL, O_SESSIONS_MAX },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON: o->json = 1; break;
+		case O_SESSION: o->session = optarg; break;
+		case O_METHOD: o->method = optarg; break;
+		case O_SINCE: o->since = optarg; break;
+		case O_UNTIL: o->until = optarg; break;
+		case O_CONN:
+			if (parse_count("--conn", optarg, &o->conn, err, errlen) < 0)
+				return -1;
+			o->has_conn = 1;
+			break;
+		case O_TOP:
+		case O_PENDING:
+		case O_SESSIONS_MAX:
+			if (parse_count(argv[optind - 1], optarg, &v, err, errlen) < 0)
+				return -1;
+			if (c == O_TOP)
+				o->top = (size_t)v;
+			else if (!v) {
+				snprintf(err, errlen, "%s wants a number above 0 (see --help)",
+					 c == O_PENDING ? "--pending" : "--sessions-max");
+				return -1;
+			} else if (c == O_PENDING)
+				o->pending_max = (size_t)v;
+			else
+				o->sessions_max = (size_t)v;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 1;
+		case O_VERSION:
+			puts("cdplog " CDPLOG_VERSION);
+			return 1;
+		default:
+			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (argc - optind != 2) {
+		snprintf(err, errlen, "%s (see --help)", argc - optind < 2 ?
+			 "wants a command (summary, pairs, timeline) and a LOG" : "too many arguments");
+		return -1;
+	}
+	*cmd = argv[optind];
+	*path = argv[optind + 1];
+	if (strcmp(*cmd, "summary") && strcmp(*cmd, "pairs") && strcmp(*cmd, "timeline")) {
+		snprintf(err, errlen, "unknown command '%s': summary, pairs or timeline (see --help)", *cmd);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cdplog_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
+	const char *cmd = NULL, *path = NULL;
+	char err[300] = "";
+	FILE *f;
+	int rc;
+
+	rc = parse_args(argc, argv, &o, &cmd, &path, err, sizeof err);
+	if (rc)
+		goto done;
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		snprintf(err, sizeof err, "cannot open %s: %s", path, strerror(errno));
+		rc = -1;
+		goto done;
+	}
+	if (!strcmp(cmd, "summary"))
+		rc = cdplog_summary(f, path, &o, stdout, err, sizeof err);
+	else if (!strcmp(cmd, "pairs"))
+		rc = cdplog_pairs(f, path, &o, stdout, err, sizeof err);
+	else
+		rc = cdplog_timeline(f, path, &o, stdout, err, sizeof err);
+	if (f != stdin)
+		fclose(f);
+done:
+	if (rc < 0)
+		fprintf(stderr, "cdplog: %s\n", err);
+	if (fflush(stdout) != 0 && rc >= 0) {
+		fprintf(stderr, "cdplog: writing the output failed: %s\n", strerror(errno));
+		rc = -1;
+	}
+	return rc < 0 ? 2 : 0;
+}

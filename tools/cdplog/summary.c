@@ -1,0 +1,202 @@
+/* summary: what a log holds, at a glance: per domain and method counts,
+ * bytes, round trips and errors, the sessions with their targets and enabled
+ * domains, policy generations and marks; as text or JSON. */
+#include "cdplog.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void print_input(FILE *out, const char *name, const struct cdplog_input *in,
+			const struct cdplog_agg *a)
+{
+	char from[32], to[32];
+
+	cdplog_fmt_utc(in->t_first, from, sizeof from);
+	cdplog_fmt_utc(in->t_last, to, sizeof to);
+	fprintf(out, "%s: %" PRIu64 " records, %.3f s from %s to %s UTC\n", name, in->records,
+		(double)(in->t_last - in->t_first) / 1e6, from, strncmp(from, to, 10) ? to : to + 11);
+	fprintf(out, "%" PRIu64 " connection%s; %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
+		" responses, %" PRIu64 " events), %" PRIu64 " bytes up, %" PRIu64 " down; %" PRIu64
+		" error responses\n", a->conns, a->conns == 1 ? "" : "s", a->total.messages,
+		a->total.commands, a->total.responses, a->total.events, a->total.bytes[0],
+		a->total.bytes[1], a->total.errors);
+	if (in->bad)
+		fprintf(out, "%" PRIu64 " lines are not records; the first is line %" PRIu64 ": %s\n",
+			in->bad, in->first_bad, in->first_bad_why);
+}
+
+/* One table of counts, busiest first, top rows at most (0: all). */
+static void print_counts(FILE *out, const char *title, const struct table *t, size_t top)
+{
+	size_t n, width = strlen(title);
+	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
+	size_t shown = top && top < n ? top : n;
+
+	for (size_t i = 0; i < shown; i++)
+		if (strlen(v[i]->name) > width)
+			width = strlen(v[i]->name);
+	fprintf(out, "\n%-*s %9s %8s %8s %11s %11s %8s %8s %8s %6s\n", (int)width, title, "messages",
+		"commands", "events", "bytes up", "bytes down", "rtt p50", "rtt p99", "rtt max", "errors");
+	for (size_t i = 0; i < shown; i++) {
+		const struct cdplog_count *c = v[i];
+		char p50[16] = "-", p99[16] = "-", max[16] = "-";
+		if (c->rtt.n) {
+			cdplog_fmt_us(hist_quantile(&c->rtt, 0.50), p50, sizeof p50);
+			cdplog_fmt_us(hist_quantile(&c->rtt, 0.99), p99, sizeof p99);
+			cdplog_fmt_us(c->rtt.max, max, sizeof max);
+		}
+		fprintf(out, "%-*s %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %11" PRIu64 " %11" PRIu64
+			" %8s %8s %8s %6" PRIu64 "\n", (int)width, c->name, c->messages, c->commands,
+			c->events, c->bytes[0], c->bytes[1], p50, p99, max, c->errors);
+	}
+	if (shown < n)
+		fprintf(out, "(%zu more; --top 0 shows all)\n", n - shown);
+	free(v);
+}
+
+/* "Log, Network {maxPostDataSize:65536}, Page" */
+static void enabled_text(const json_t *enabled, char *out, size_t outlen)
+{
+	const char *k;
+	json_t *v;
+	size_t o = 0;
+
+	out[0] = '\0';
+	json_object_foreach((json_t *)enabled, k, v) {
+		const char *p = json_string_value(v);
+		int n = snprintf(out + o, outlen - o, "%s%s%s%s", o ? ", " : "", k, p && *p ? " " : "",
+				 p ? p : "");
+		if (n < 0 || (size_t)n >= outlen - o)
+			break;
+		o += (size_t)n;
+	}
+	if (!o)
+		util_copy(out, "-", outlen);
+}
+
+static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
+{
+	size_t n;
+	struct cdplog_sess **v = cdplog_agg_sessions(a, &n);
+	size_t shown = top && top < n ? top : n;
+
+	fprintf(out, "\nSessions: %zu", n);
+	if (a->sessions_forgotten)
+		fprintf(out, " (and %" PRIu64 " forgotten: more than --sessions-max at once)",
+			a->sessions_forgotten);
+	fprintf(out, "\n%-8s %4s %-10s %-8s %8s  %-40s %s\n", "session", "conn", "type", "target",
+		"messages", "url", "enabled");
+	for (size_t i = 0; i < shown; i++) {
+		const struct cdplog_sess *s = v[i];
+		char en[1024];
+		enabled_text(s->enabled, en, sizeof en);
+		fprintf(out, "%-8.8s %4" PRIu64 " %-10.10s %-8.8s %8" PRIu64 "  %-40.40s %s\n", s->id,
+			s->conn, s->type ? s->type : "?", s->target ? s->target : "?", s->messages,
+			s->url ? s->url : "", en);
+	}
+	if (shown < n)
+		fprintf(out, "(%zu more; --top 0 shows all)\n", n - shown);
+	free(v);
+}
+
+static void print_events(FILE *out, const char *title, const struct cdplog_events *e, uint64_t base,
+			 size_t top)
+{
+	size_t shown = top && top < e->n ? top : e->n;
+
+	fprintf(out, "\n%s: %zu\n", title, e->n + (size_t)e->dropped);
+	for (size_t i = 0; i < shown; i++) {
+		char rel[32];
+		cdplog_fmt_rel(e->v[i].t, base, rel, sizeof rel);
+		fprintf(out, "%10s  %s\n", rel, e->v[i].what);
+	}
+	if (shown < e->n)
+		fprintf(out, "(%zu more; --top 0 shows all)\n", e->n - shown);
+	if (e->dropped)
+		fprintf(out, "(%" PRIu64 " more not kept)\n", e->dropped);
+}
+
+static json_t *counts_json(const struct table *t)
+{
+	size_t n;
+	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, v[i]->name, json_pack("{s:I,s:I,s:I,s:I,s:[I,I],s:I,s:o}",
+			"messages", (json_int_t)v[i]->messages, "commands", (json_int_t)v[i]->commands,
+			"responses", (json_int_t)v[i]->responses, "events", (json_int_t)v[i]->events,
+			"bytes", (json_int_t)v[i]->bytes[0], (json_int_t)v[i]->bytes[1],
+			"errors", (json_int_t)v[i]->errors, "rtt_us", hist_json(&v[i]->rtt)));
+	free(v);
+	return o;
+}
+
+static json_t *summary_json(const struct cdplog_agg *a, const struct cdplog_input *in)
+{
+	size_t n;
+	struct cdplog_sess **v = cdplog_agg_sessions(a, &n);
+	json_t *sessions = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_pack("{s:s,s:I,s:I,s:I,s:I,s:O}", "session", v[i]->id,
+				      "conn", (json_int_t)v[i]->conn, "messages", (json_int_t)v[i]->messages,
+				      "t_first", (json_int_t)v[i]->t_first, "t_last", (json_int_t)v[i]->t_last,
+				      "enabled", v[i]->enabled);
+		if (v[i]->target)
+			json_object_set_new(s, "targetId", json_string(v[i]->target));
+		if (v[i]->type)
+			json_object_set_new(s, "type", json_string(v[i]->type));
+		if (v[i]->url)
+			json_object_set_new(s, "url", util_json_bytes(v[i]->url, strlen(v[i]->url)));
+		json_array_append_new(sessions, s);
+	}
+	free(v);
+	return json_pack("{s:{s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:[I,I],s:I},"
+			 "s:o,s:o,s:I,s:o,s:I,s:o,s:o}",
+		"input", "lines", (json_int_t)in->lines, "records", (json_int_t)in->records,
+		"bad_lines", (json_int_t)in->bad, "first_bad_line", (json_int_t)in->first_bad,
+		"t_first", (json_int_t)in->t_first,
+		"totals", "connections", (json_int_t)a->conns, "messages", (json_int_t)a->total.messages,
+		"commands", (json_int_t)a->total.commands, "responses", (json_int_t)a->total.responses,
+		"events", (json_int_t)a->total.events, "bytes", (json_int_t)a->total.bytes[0], (json_int_t)a->total.bytes[1],
+		"errors", (json_int_t)a->total.errors,
+		"domains", counts_json(&a->domains), "methods", counts_json(&a->methods),
+		"methods_over_limit", (json_int_t)a->methods_over,
+		"sessions", sessions, "sessions_forgotten", (json_int_t)a->sessions_forgotten,
+		"policies", cdplog_events_json(&a->policies), "marks", cdplog_events_json(&a->marks));
+}
+
+int cdplog_summary(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+		   char *err, size_t errlen)
+{
+	struct cdplog_agg a;
+	struct cdplog_input in = { 0 };
+	int rc;
+
+	cdplog_agg_init(&a, o);
+	if ((rc = cdplog_read(f, cdplog_agg_add, &a, &in, err, errlen)) < 0)
+		goto out;
+	if (o->json) {
+		json_t *j = summary_json(&a, &in);
+		json_dumpf(j, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		json_decref(j);
+		goto out;
+	}
+	print_input(out, name, &in, &a);
+	print_counts(out, "Domain", &a.domains, o->top);
+	print_counts(out, "Method", &a.methods, o->top);
+	if (a.methods_over)
+		fprintf(out, "(%" PRIu64 " messages of methods past the first %d names not counted by method)\n",
+			a.methods_over, CDPLOG_METHODS_MAX);
+	print_sessions(out, &a, o->top);
+	print_events(out, "Policy generations", &a.policies, in.t_first, o->top);
+	print_events(out, "Marks", &a.marks, in.t_first, o->top);
+out:
+	cdplog_agg_free(&a);
+	return rc;
+}
