@@ -134,9 +134,11 @@ size_t access_encode(const char *in, size_t n, int in_query, char *out, size_t o
 	return w;
 }
 
-int access_origin_ok(const char *origin, const struct access_list *allow)
+int access_origin_ok(const char *origin, const char *host, const struct access_list *allow)
 {
 	if (!origin || !*origin)
+		return 1;
+	if (host && *host && !strncmp(origin, "http://", 7) && !strcmp(origin + 7, host))
 		return 1;
 	for (size_t i = 0; i < allow->n; i++)
 		if (!strcmp(allow->name[i], "*") || !strcmp(allow->name[i], origin))

@@ -16,8 +16,10 @@ struct access_list {
  * allow (compared without the port, case-insensitively). Anti DNS-rebinding. */
 int access_host_ok(const char *host, const struct access_list *allow);
 /* A request with no Origin is an automation client and is fine; one with an
- * Origin (a web page) must be in allow exactly, or allow holds "*". */
-int access_origin_ok(const char *origin, const struct access_list *allow);
+ * Origin (a web page) must be the proxy's own (http:// and the request's
+ * Host, as Chrome allows its own: the dashboard at /proxy/), or be in allow
+ * exactly, or allow holds "*". */
+int access_origin_ok(const char *origin, const char *host, const struct access_list *allow);
 /* Is addr (a --listen host) a loopback address or "localhost"? */
 int access_is_loopback(const char *addr);
 /* Does the request carry the token: "Authorization: Bearer TOKEN" (auth is

@@ -1,5 +1,7 @@
 /* http: answers plain HTTP on the proxy's port: forwards discovery (/json/...)
  * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
+#include <dirent.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -133,10 +135,60 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 	reply_json(r, 200, admin_policy(px));
 }
 
+extern const unsigned char dashboard_html[];
+extern const size_t dashboard_html_len;
+
+/* GET /proxy/policies: the names a PUT {"name"} takes, from the policy directory. */
+static json_t *admin_policies(struct proxy *px)
+{
+	json_t *names = json_array();
+	DIR *d = px->cfg.policy_dir ? opendir(px->cfg.policy_dir) : NULL;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json"))
+			json_array_append_new(names, util_json_bytes(e->d_name, n - 5));
+	}
+	if (d)
+		closedir(d);
+	return json_pack("{s:o, s:o}", "dir", util_json_str(px->cfg.policy_dir), "policies", names);
+}
+
+/* GET /proxy/events?since=SEQ: the live view's entries from SEQ on (at most
+ * EVENTS_MAX), how many it missed, and the SEQ to ask next. The ring is fed
+ * only while someone reads it: the first read turns it on. */
+#define EVENTS_MAX 2000
+static json_t *admin_events(struct proxy *px, struct lws *wsi)
+{
+	char arg[40] = "";
+	const char *since = lws_get_urlarg_by_name(wsi, "since=", arg, sizeof arg);   /* the value */
+	uint64_t from = since ? strtoull(since, NULL, 10) : 0, lost = 0, next;
+	json_t *entries;
+
+	px->tail_read_us = util_mono_us();
+	if (!px->core.tail) {
+		px->core.tail = &px->tail;
+		from = from ? from : px->tail.next_seq;
+	}
+	if (!from)
+		from = px->tail.next_seq;
+	entries = tail_json(&px->tail, from, EVENTS_MAX, &lost, &next);
+	return json_pack("{s:o, s:I, s:I}", "entries", entries, "lost", (json_int_t)lost,
+			 "next", (json_int_t)next);
+}
+
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
 		  const char *path)
 {
-	if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
+	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET"))
+		reply_set(r, 200, "text/html; charset=utf-8", (const char *)dashboard_html,
+			  dashboard_html_len);
+	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET"))
+		reply_json(r, 200, admin_events(px, wsi));
+	else if (!strcmp(path, "/proxy/policies") && !strcmp(method, "GET"))
+		reply_json(r, 200, admin_policies(px));
+	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_policy(px));
@@ -147,8 +199,9 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT"))
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
-		reply_json(r, 404, error_json("no such endpoint: GET /proxy/stats, "
-					      "GET /proxy/policy and PUT /proxy/policy are"));
+		reply_json(r, 404, error_json("no such endpoint: GET /proxy/ (the dashboard), "
+					      "/proxy/stats, /proxy/policy, /proxy/policies, /proxy/events "
+					      "and PUT /proxy/policy are"));
 }
 
 static void up_done(struct http_reply *r, const char *error);
@@ -254,7 +307,7 @@ static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 	} else if (!access_host_ok(host, &px->cfg.allow_hosts)) {
 		snprintf(why, sizeof why, "Host header '%.200s%s' is not an IP address or localhost "
 			 "(allow it with --allow-host)", host, strlen(host) > 200 ? "..." : "");
-	} else if (!access_origin_ok(origin, &px->cfg.allow_origins)) {
+	} else if (!access_origin_ok(origin, host, &px->cfg.allow_origins)) {
 		snprintf(why, sizeof why, "Origin '%.200s%s' is not allowed (allow it with --allow-origin)",
 			 origin, strlen(origin) > 200 ? "..." : "");
 	} else if (upgrade && px->core.conns_open >= px->cfg.max_connections) {

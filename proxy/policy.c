@@ -535,5 +535,8 @@ const char *policy_default_dir(const char *policy_path, char *buf, size_t buflen
 	if (slash)
 		*slash = '\0';
 	snprintf(buf, buflen, "%s/../policies", slash ? exe : ".");
+	/* A build in a folder of build/ (build/asan): the tree's policies. */
+	if (access(buf, F_OK) != 0)
+		snprintf(buf, buflen, "%s/../../policies", slash ? exe : ".");
 	return buf;
 }

@@ -10,6 +10,8 @@
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* log flush and browser watch period */
+#define TAIL_IDLE_US (10 * 1000 * 1000)   /* the live view's ring stays fed this long after a read */
+#define TAIL_ENTRIES 8192
 
 /* Downstream HTTP is the first protocol; a WebSocket upgrade is taken over
  * from it (downstream.c) onto "cdp-down". */
@@ -125,6 +127,9 @@ static void tick(lws_sorted_usec_list_t *sul)
 	}
 	if (px->core.log)
 		log_flush(px->core.log);
+	/* Nobody has read the live view for a while: stop feeding its ring. */
+	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
+		px->core.tail = NULL;
 	if (px->cfg.log_required && log_failed(px->core.log) && !px->failed) {
 		fprintf(stderr, "cdpproxy: --log-required: the log lost records; stopping\n");
 		px->failed = 1;
@@ -153,6 +158,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	core_init(&px->core, p, lg, cfg->queue_bytes);
 	px->core.policy_dir = cfg->policy_dir;
 	px->core.control_domain = !cfg->no_control_domain;
+	tail_init(&px->tail, TAIL_ENTRIES);
 
 	memset(&info, 0, sizeof info);
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
@@ -208,6 +214,7 @@ void proxy_stop(struct proxy *px)
 	if (px->cfg.chromium)
 		launch_stop(&px->chrome);
 	core_free(&px->core);
+	tail_free(&px->tail);
 	free(px->batch);
 }
 

@@ -58,6 +58,8 @@ struct proxy {
 	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
 	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
 	struct listen_state *listen;
+	struct tail tail;             /* the live view's ring, on while someone reads it */
+	uint64_t tail_read_us;        /* when /proxy/events was last asked (monotonic) */
 	uint64_t log_lost;            /* records the log lost, once it is closed */
 	int failed;                   /* --log-required and the log lost a record: stop */  /* listen.c: sockets and accepted HTTP connections */
 };

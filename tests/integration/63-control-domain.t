@@ -12,7 +12,7 @@ const ALL = { timeout: 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
 let env;
 
 test('start chromium and cdpproxy', ALL, async () => {
-  env = await h.setup({ proxyArgs: ['--log-bodies'] });
+  env = await h.setup({ proxyArgs: ['--log-bodies', '--policy-dir', require('node:path').join(h.ROOT, 'policies')] });
 });
 
 test('Playwright newCDPSession: getPolicy, setPolicy by name, mark, getStats; unknown methods named', ALL, async () => {

@@ -25,13 +25,16 @@ int main(void)
 	ok(access_host_ok("PROXY.LAN", &hosts), "an allowed name in capitals");
 	ok(!access_host_ok("other.lan", &hosts), "another name is still refused");
 
-	ok(access_origin_ok(NULL, &none), "no Origin: an automation client");
-	ok(access_origin_ok("", &none), "empty Origin");
-	ok(!access_origin_ok("http://evil.example", &none), "a web page's Origin is refused");
-	ok(access_origin_ok("http://ok.test", &origins), "an allowed Origin");
-	ok(!access_origin_ok("http://ok.test.evil", &origins), "a longer Origin is not the allowed one");
+	ok(access_origin_ok(NULL, "127.0.0.1:9223", &none), "no Origin: an automation client");
+	ok(access_origin_ok("", "127.0.0.1:9223", &none), "empty Origin");
+	ok(!access_origin_ok("http://evil.example", "127.0.0.1:9223", &none), "a web page's Origin is refused");
+	ok(access_origin_ok("http://ok.test", "127.0.0.1:9223", &origins), "an allowed Origin");
+	ok(access_origin_ok("http://127.0.0.1:9223", "127.0.0.1:9223", &none), "the proxy's own origin (its dashboard)");
+	ok(!access_origin_ok("http://127.0.0.1:9224", "127.0.0.1:9223", &none), "another port's page is not");
+	ok(!access_origin_ok("https://127.0.0.1:9223", "127.0.0.1:9223", &none), "nor https");
+	ok(!access_origin_ok("http://ok.test.evil", "127.0.0.1:9223", &origins), "a longer Origin is not the allowed one");
 	access_add(&origins, "*");
-	ok(access_origin_ok("http://any.test", &origins), "* allows any Origin");
+	ok(access_origin_ok("http://any.test", "127.0.0.1:9223", &origins), "* allows any Origin");
 
 	ok(access_is_loopback("127.0.0.1") && access_is_loopback("127.1.2.3"), "127/8 is loopback");
 	ok(access_is_loopback("::1") && access_is_loopback("localhost"), "::1 and localhost are loopback");
