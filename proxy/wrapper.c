@@ -20,6 +20,7 @@
 #include "access.h"
 #include "launch.h"
 #include "policy.h"
+#include "proxy.h"
 #include "util.h"
 
 #define PORT_FLAG "--remote-debugging-port="
@@ -301,4 +302,27 @@ void wrapper_exit(struct wrapper *w)
 	}
 	raise(WTERMSIG(w->status));
 	_exit(128 + WTERMSIG(w->status));
+}
+
+/* The proxy the signal handlers wake: one wrapper a process. */
+static struct proxy *served;
+
+static void wake_served(void)
+{
+	if (served && served->ctx)
+		lws_cancel_service(served->ctx);
+}
+
+void wrapper_serve(struct wrapper *w, struct proxy *px)
+{
+	served = px;
+	w->wake = px ? wake_served : NULL;
+}
+
+void wrapper_reload(struct wrapper *w, struct policy *p)
+{
+	(void)w;
+	core_set_policy(&served->core, p, "SIGHUP");
+	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
+		(unsigned long long)served->core.policy_gen);
 }

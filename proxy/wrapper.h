@@ -69,6 +69,13 @@ void wrapper_kill(struct wrapper *w);
 /* Arms the kill: the browser gets SIGKILL in ms unless it has gone. */
 void wrapper_kill_later(struct wrapper *w, int ms);
 
+struct proxy;
+/* Both modes serve through px: signals wake its loop (w->wake), and SIGHUP's
+ * policy becomes its core's (wrapper_reload). */
+void wrapper_serve(struct wrapper *w, struct proxy *px);
+/* wrapper_tend's reload: the policy SIGHUP loaded, made the proxy's. */
+void wrapper_reload(struct wrapper *w, struct policy *p);
+
 /* The modes (wrapper_pipe.c, wrapper_port.c): run until the browser is gone,
  * then wrapper_exit. Return only on a failure to start, with err. */
 int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen);

@@ -210,20 +210,6 @@ static int take_client_fd(int fd)
 	return moved;
 }
 
-static void pipe_wake(void)
-{
-	if (the_run && the_run->px.ctx)
-		lws_cancel_service(the_run->px.ctx);
-}
-
-static void pipe_reload(struct wrapper *w, struct policy *p)
-{
-	(void)w;
-	core_set_policy(&the_run->px.core, p, "SIGHUP");
-	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
-		(unsigned long long)the_run->px.core.policy_gen);
-}
-
 /* Signals and the browser's state; the end once it is gone and its last
  * words are written (or the drain time is up). */
 static void pipe_tend(struct proxy *px)
@@ -231,7 +217,7 @@ static void pipe_tend(struct proxy *px)
 	struct pipe_run *r = the_run;
 
 	(void)px;
-	if (!r->exited_at_us && !wrapper_tend(r->w, pipe_reload))
+	if (!r->exited_at_us && !wrapper_tend(r->w, wrapper_reload))
 		r->exited_at_us = util_mono_us();
 	if (r->exited_at_us &&
 	    ((r->in_done[UP] && (!r->wwsi[DOWN] || !r->cc.out[DOWN].head)) ||
@@ -278,7 +264,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	fcntl(from[1], F_SETPIPE_SZ, PIPE_BYTES);
 	r.w = w;
 	the_run = &r;
-	w->wake = pipe_wake;
+	wrapper_serve(w, &r.px);
 	if (*w->cfg.control_host) {   /* the proxy's HTTP side: /proxy/ only */
 		snprintf(cfg.listen_host, sizeof cfg.listen_host, "%s", w->cfg.control_host);
 		cfg.listen_port = w->cfg.control_port;
@@ -330,7 +316,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	lws_sul_cancel(&r.sul);
 	r.px.on_wake = NULL;
 	r.px.on_round = NULL;
-	w->wake = NULL;   /* the context goes now */
+	wrapper_serve(w, NULL);   /* the context goes now */
 	if (r.px.core.log)
 		log_event(r.px.core.log, r.cc.id, "close", json_pack("{s:s, s:i, s:s}", "side", "client",
 			  "code", 1000, "by", r.in_done[DOWN] ? "client" : "upstream"));

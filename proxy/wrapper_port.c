@@ -33,24 +33,10 @@ struct port_run {
 
 static struct port_run *the_run;
 
-static void port_wake(void)
-{
-	if (the_run && the_run->px.ctx)
-		lws_cancel_service(the_run->px.ctx);
-}
-
-static void port_reload(struct wrapper *w, struct policy *p)
-{
-	(void)w;
-	core_set_policy(&the_run->px.core, p, "SIGHUP");
-	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
-		(unsigned long long)the_run->px.core.policy_gen);
-}
-
 static void port_tend(struct proxy *px)
 {
 	(void)px;
-	if (!wrapper_tend(the_run->w, port_reload))
+	if (!wrapper_tend(the_run->w, wrapper_reload))
 		the_run->stop = 1;
 }
 
@@ -186,7 +172,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 
 	r.w = w;
 	the_run = &r;
-	w->wake = port_wake;
+	wrapper_serve(w, &r.px);
 	if (pipe2(errpipe, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -240,7 +226,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 	proxy_run(&r.px, &r.stop);
 	lws_sul_cancel(&r.sul);
 	r.px.on_wake = NULL;
-	w->wake = NULL;   /* the context goes now */
+	wrapper_serve(w, NULL);   /* the context goes now */
 	proxy_stop(&r.px);
 	for (int waited = 0; !r.relay_done && waited < STDERR_DRAIN_MS; waited += 20)
 		poll(NULL, 0, 20);
