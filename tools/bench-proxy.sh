@@ -328,4 +328,9 @@ jq -n --slurpfile runs "$TMP/runs.jsonl" --slurpfile rss "$TMP/rss.jsonl" \
 mkdir -p "$(dirname "$JSON")"
 mv "$TMP/summary.json" "$JSON"
 jq -r --arg out table --arg json "$JSON" -f "$ROOT/tools/bench-proxy.jq" "$JSON"
+# The browser wrapper's pipe path against a direct pipe (not in --quick).
+if [ "$CHROME" = 1 ] && [ "$QUICK" = 0 ]; then
+	B="$B" node "$ROOT/tools/bench-pipe.js" --rounds "$ROUNDS" --seconds "$SECONDS_PER_RUN" \
+		--json "$(dirname "$JSON")/bench-pipe.json" || FAILED=1
+fi
 [ "$FAILED" = 0 ] || { echo "bench-proxy: some runs FAILED their checks (above)" >&2; exit 1; }
