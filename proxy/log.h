@@ -38,7 +38,7 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 void log_message(struct log *lg, const struct log_rec *rec);
 /* A record of its own: {"t","gen","conn","kind", ...fields}; steals fields.
  * NULL fields (json_pack's answer to a string that is not UTF-8: build such
- * strings with log_fmt_str) give a record with "fields_invalid":true. */
+ * strings with util_json_str) give a record with "fields_invalid":true. */
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
 /* Log bodies with their secrets (auth headers, cookies); by default they are
  * redacted (redact.h). */

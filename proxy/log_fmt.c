@@ -77,36 +77,6 @@ static inline char *at_int(char *o, int64_t v)
 	return at_uint(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
-/* The length of the valid UTF-8 sequence at s[0..n) (n > 0), or 0 for a bad
- * one: overlong forms, surrogates and code points past U+10FFFF are bad, as
- * they are to JSON parsers. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -196,7 +166,7 @@ static char *at_json_str(char *o, const char *s, size_t n)
 		} else if (c < 0x80) {
 			*o++ = (char)c;
 		} else {
-			size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+			size_t k = util_utf8_seq((const unsigned char *)s + i, n - i);
 			if (k) {
 				memcpy(o, s + i, k);
 				o += k;
@@ -281,35 +251,6 @@ char *log_fmt_entry(char *o, const struct log_entry *e, struct log_fmt_clock *cl
 	return o;
 }
 
-json_t *log_fmt_strn(const char *s, size_t n)
-{
-	char *clean, *o;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	/* A bad byte (1) becomes U+FFFD (3 bytes). */
-	o = clean = xmalloc(3 * n + 1);
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_seq((const unsigned char *)s + i, n - i);
-		if (k) {
-			o = at_bytes(o, s + i, k);
-			i += k;
-		} else {
-			o = AT_LIT(o, "\xef\xbf\xbd");
-			i++;
-		}
-	}
-	j = json_stringn(clean, (size_t)(o - clean));
-	free(clean);
-	return j ? j : json_string("\xef\xbf\xbd");   /* not expected: it is UTF-8 now */
-}
-
-json_t *log_fmt_str(const char *s)
-{
-	return log_fmt_strn(s, s ? strlen(s) : 0);
-}
-
 char *log_fmt_event(uint64_t t, uint64_t gen, uint64_t conn, const char *kind,
 		    json_t *fields, size_t *len)
 {
@@ -320,7 +261,7 @@ char *log_fmt_event(uint64_t t, uint64_t gen, uint64_t conn, const char *kind,
 	json_object_set_new(rec, "t", json_integer((json_int_t)t));
 	json_object_set_new(rec, "gen", json_integer((json_int_t)gen));
 	json_object_set_new(rec, "conn", json_integer((json_int_t)conn));
-	json_object_set_new(rec, "kind", log_fmt_str(kind));
+	json_object_set_new(rec, "kind", util_json_str(kind));
 	if (json_is_object(fields)) {
 		json_t *all = json_copy(rec);
 		/* json_dumps fails on a string made with json_stringn_nocheck

@@ -50,11 +50,5 @@ size_t log_fmt_utf8_cut(const char *s, size_t n, size_t max);
 char *log_fmt_event(uint64_t t, uint64_t gen, uint64_t conn, const char *kind,
 		    json_t *fields, size_t *len);
 
-/* A JSON string of any bytes, for log_event's fields (json_pack's "s"
- * returns NULL on a string that is not UTF-8, and the fields are lost):
- * each byte of a bad sequence becomes U+FFFD; NULL s gives JSON null.
- * Never NULL. Use: json_pack("{s:o}", "reason", log_fmt_str(reason)). */
-json_t *log_fmt_str(const char *s);
-json_t *log_fmt_strn(const char *s, size_t n);
 
 #endif

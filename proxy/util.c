@@ -137,7 +137,7 @@ long util_send_some(int fd, const void *p, size_t len)
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
  * surrogates, nothing past U+10FFFF), or 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *p, size_t left)
+size_t util_utf8_seq(const unsigned char *p, size_t left)
 {
 	unsigned char c = p[0];
 	size_t n;
@@ -174,7 +174,7 @@ json_t *util_json_bytes(const void *p, size_t n)
 	char *out;
 	json_t *j;
 
-	while (i < n && (k = utf8_seq(s + i, n - i)))
+	while (i < n && (k = util_utf8_seq(s + i, n - i)))
 		i += k;
 	if (i == n)   /* the usual case: valid already */
 		return json_stringn_nocheck(n ? p : "", n);
@@ -182,7 +182,7 @@ json_t *util_json_bytes(const void *p, size_t n)
 	memcpy(out, s, i);
 	w = i;
 	while (i < n) {
-		if ((k = utf8_seq(s + i, n - i))) {
+		if ((k = util_utf8_seq(s + i, n - i))) {
 			memcpy(out + w, s + i, k);
 			w += k;
 			i += k;

@@ -41,6 +41,9 @@ int util_parse_hostport(const char *flag, const char *s, char *host, size_t host
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
+/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF; left bytes there), or 0. */
+size_t util_utf8_seq(const unsigned char *p, size_t left);
 /* A JSON string of any n bytes, never NULL: each byte sequence that is not
  * valid UTF-8 becomes U+FFFD, NUL bytes stay (jansson keeps the length).
  * For every JSON built from what a client, Chrome or a file sent. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log_fmt.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -197,7 +198,7 @@ static void check_event(struct src *s)
 
 	if (how == 0)
 		fields = json_pack("{s:s, s:i, s:o, s:o}", "side", "down", "code", 1000, "reason",
-				   log_fmt_strn(reason, rlen), "path", log_fmt_strn(path, plen));
+				   util_json_bytes(reason, rlen), "path", util_json_bytes(path, plen));
 	else if (how == 1)   /* what json_pack makes of raw bytes: NULL when not UTF-8 */
 		fields = json_pack("{s:s%}", "reason", reason, rlen);
 	line = log_fmt_event(1, 2, 3, "close", fields, &n);

@@ -7,6 +7,7 @@
 
 #include "log_fmt.h"
 #include "tap.h"
+#include "util.h"
 
 /* The event line for fields, parsed (NULL if it does not parse or is not
  * one line ending in '\n'). */
@@ -59,18 +60,18 @@ int main(void)
 	   "a string jansson cannot write (made unchecked): fields_invalid, not a NULL line");
 	json_decref(r);
 
-	r = event("close", json_pack("{s:o, s:o}", "reason", log_fmt_str("bye \xff\xc3(\xe2\x82"),
-				     "path", log_fmt_strn("/a\0b", 4)));
+	r = event("close", json_pack("{s:o, s:o}", "reason", util_json_str("bye \xff\xc3(\xe2\x82"),
+				     "path", util_json_bytes("/a\0b", 4)));
 	is_str(jstr(r, "reason"), "bye \xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd",
-	       "log_fmt_str: each bad byte is U+FFFD");
-	ok(json_string_length(json_object_get(r, "path")) == 4, "log_fmt_strn: a NUL byte kept");
+	       "util_json_str: each bad byte is U+FFFD");
+	ok(json_string_length(json_object_get(r, "path")) == 4, "util_json_bytes: a NUL byte kept");
 	json_decref(r);
 
-	r = log_fmt_str(NULL);
-	ok(json_is_null(r), "log_fmt_str(NULL) is JSON null");
+	r = util_json_str(NULL);
+	ok(json_is_string(r) && !json_string_length(r), "util_json_str(NULL) is \"\"");
 	json_decref(r);
-	r = log_fmt_str("caf\xc3\xa9 \xf0\x9f\x98\x80");
-	is_str(json_string_value(r), "caf\xc3\xa9 \xf0\x9f\x98\x80", "log_fmt_str: UTF-8 stays as it is");
+	r = util_json_str("caf\xc3\xa9 \xf0\x9f\x98\x80");
+	is_str(json_string_value(r), "caf\xc3\xa9 \xf0\x9f\x98\x80", "util_json_str: UTF-8 stays as it is");
 	json_decref(r);
 
 	r = event("\xff", NULL);
