@@ -326,3 +326,24 @@ void wrapper_reload(struct wrapper *w, struct policy *p)
 	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
 		(unsigned long long)served->core.policy_gen);
 }
+
+int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
+			int upstream_port, char *err, size_t errlen)
+{
+	struct proxy_config cfg = {
+		.listen_host = "127.0.0.1", .listen_port = port, .upstream_host = "127.0.0.1",
+		.upstream_port = upstream_port, .max_connections = 256, .upstream_timeout = 10,
+	};
+	struct policy *p = w->cfg.policy;
+
+	w->cfg.policy = NULL;   /* the proxy's now */
+	if (host)
+		snprintf(cfg.listen_host, sizeof cfg.listen_host, "%s", host);
+	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
+	cfg.log_bodies = w->cfg.log_bodies;
+	cfg.max_message = w->cfg.max_message;
+	cfg.queue_bytes = w->cfg.queue_bytes;
+	cfg.policy_path = w->cfg.policy_path;
+	cfg.policy_dir = w->cfg.policy_dir;
+	return proxy_start(px, &cfg, p, err, errlen);
+}

@@ -73,6 +73,11 @@ struct proxy;
 /* Both modes serve through px: signals wake its loop (w->wake), and SIGHUP's
  * policy becomes its core's (wrapper_reload). */
 void wrapper_serve(struct wrapper *w, struct proxy *px);
+/* Starts px as the wrapper's configuration asks (log, policy, limits),
+ * listening on host:port (port -1: not at all) and forwarding to Chrome on
+ * upstream_port; w->cfg.policy is taken either way. 0, or -1 with err. */
+int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
+			int upstream_port, char *err, size_t errlen);
 /* wrapper_tend's reload: the policy SIGHUP loaded, made the proxy's. */
 void wrapper_reload(struct wrapper *w, struct policy *p);
 

@@ -243,10 +243,6 @@ static struct lws *adopt(struct pipe_run *r, int fd)
 int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 {
 	static struct pipe_run r;
-	struct proxy_config cfg = {
-		.listen_host = "127.0.0.1", .listen_port = -1, .upstream_host = "127.0.0.1",
-		.max_connections = 256, .upstream_timeout = 10,
-	};
 	int in = take_client_fd(3), outfd = take_client_fd(4), to[2], from[2];
 	int fds[5] = { -1, -1, -1, -1, -1 };
 
@@ -265,21 +261,10 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	r.w = w;
 	the_run = &r;
 	wrapper_serve(w, &r.px);
-	if (*w->cfg.control_host) {   /* the proxy's HTTP side: /proxy/ only */
-		snprintf(cfg.listen_host, sizeof cfg.listen_host, "%s", w->cfg.control_host);
-		cfg.listen_port = w->cfg.control_port;
-	}
-	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
-	cfg.log_bodies = w->cfg.log_bodies;
-	cfg.max_message = w->cfg.max_message;
-	cfg.queue_bytes = w->cfg.queue_bytes;
-	cfg.policy_path = w->cfg.policy_path;
-	cfg.policy_dir = w->cfg.policy_dir;
-	if (proxy_start(&r.px, &cfg, w->cfg.policy, err, errlen) < 0) {
-		w->cfg.policy = NULL;   /* taken */
+	/* The proxy's HTTP side listens only for CDPPROXY_CONTROL (/proxy/). */
+	if (wrapper_proxy_start(w, &r.px, *w->cfg.control_host ? w->cfg.control_host : NULL,
+				*w->cfg.control_host ? w->cfg.control_port : -1, 0, err, errlen) < 0)
 		return -1;
-	}
-	w->cfg.policy = NULL;
 	fds[3] = to[0];
 	fds[4] = from[1];
 	if (wrapper_start(w, fds, err, errlen) < 0) {

@@ -162,10 +162,6 @@ static void rewrite_active_port(const char *profile, int port, const char *path)
 int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 {
 	static struct port_run r;
-	struct proxy_config cfg = {
-		.listen_host = "127.0.0.1", .upstream_host = "127.0.0.1",
-		.max_connections = 256, .upstream_timeout = 10,
-	};
 	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, bound;
 	char *path = r.browser_path;
 	pthread_t relay;
@@ -189,20 +185,10 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		wrapper_exit(w);
 	}
 
-	cfg.listen_port = w->cfg.client_port;
-	cfg.upstream_port = chrome_port;
-	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
-	cfg.log_bodies = w->cfg.log_bodies;
-	cfg.max_message = w->cfg.max_message;
-	cfg.queue_bytes = w->cfg.queue_bytes;
-	cfg.policy_path = w->cfg.policy_path;
-	cfg.policy_dir = w->cfg.policy_dir;
-	if (proxy_start(&r.px, &cfg, w->cfg.policy, err, errlen) < 0) {
-		w->cfg.policy = NULL;   /* taken */
+	if (wrapper_proxy_start(w, &r.px, NULL, w->cfg.client_port, chrome_port, err, errlen) < 0) {
 		wrapper_kill(w);
 		return -1;
 	}
-	w->cfg.policy = NULL;
 	if (*w->cfg.control_host &&
 	    proxy_listen_also(&r.px, w->cfg.control_host, w->cfg.control_port, &bound, err, errlen) < 0) {
 		proxy_stop(&r.px);
