@@ -112,7 +112,8 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
       await Promise.all(Array.from({ length: 50 }, (_, i) => cdp.call('Runtime.evaluate', { expression: `${i}` })));
     }
   } catch (e) {
-    closed = e.close || cdp.closeInfo;
+    // A send may fail while the socket is closing, before its close is known.
+    closed = e.close || await Promise.race([cdp.closed, h.sleep(5000).then(() => null)]);
   }
   await h.waitFor(() => proxy.exited(), { timeout: 10000, what: 'the proxy to stop' });
   const result = await proxy.stop();
