@@ -11,7 +11,7 @@
 #include "estimate.h"
 #include "scenario.h"
 
-#define REPORT_LEVEL 0.95
+#define REPORT_LEVEL ESTIMATE_LEVEL
 
 struct report_cell {
 	const struct scenario *sc;
