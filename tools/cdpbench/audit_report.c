@@ -98,7 +98,7 @@ void audit_print_summary(const struct audit *a, FILE *out)
 		a->arms[0].name);
 	for (size_t i = 0; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
-		if (!isnan(arm->vs_pass.point))
+		if (arm->policy && !isnan(arm->vs_pass.point))
 			fprintf(out, "%s against passthrough: %sx %s %s\n", arm->name,
 				report_ratio(arm->vs_pass.point, r, sizeof r),
 				ci_text(&arm->vs_pass, 0, c2, sizeof c2), verdict(&arm->vs_pass));
@@ -220,7 +220,7 @@ static int write_md(const struct audit *a, const char *path, char *err, size_t e
 			ci_text(&arm->ratio, 0, c2, sizeof c2), i ? verdict(&arm->ratio) : "baseline");
 	}
 	for (size_t i = 0; i < a->narms; i++)
-		if (!isnan(a->arms[i].vs_pass.point))
+		if (a->arms[i].policy && !isnan(a->arms[i].vs_pass.point))
 			fprintf(f, "\n%s against passthrough: %sx %s %s.\n", a->arms[i].name,
 				report_ratio(a->arms[i].vs_pass.point, r, sizeof r),
 				ci_text(&a->arms[i].vs_pass, 0, c2, sizeof c2), verdict(&a->arms[i].vs_pass));
