@@ -52,11 +52,42 @@ static void largest(struct audit_rig *r, const struct cdplog_rec *rec)
 	util_copy(r->big[i].session, rec->session ? rec->session : "", 9);
 }
 
+/* A connection's own session (a page's WebSocket, or the browser's, whose
+ * messages carry no sessionId) is counted as a session "conn N" of its
+ * own, typed from the path it opened. */
+static void conn_session(struct audit_rig *r, const struct cdplog_rec *rec)
+{
+	const char *p = json_string_value(json_object_get(rec->obj, "path"));
+	char id[48];
+	json_t *obj;
+	struct cdplog_rec s;
+
+	snprintf(id, sizeof id, "conn %" PRIu64, rec->conn);
+	obj = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "t", (json_int_t)rec->t,
+			"conn", (json_int_t)rec->conn, "kind", "session", "event", "attached",
+			"session", id, "type", p && strstr(p, "/devtools/page/") ? "page" : "browser",
+			"url", p ? p : "");
+	if (cdplog_rec_from(obj, rec->line, &s) == 0)
+		cdplog_agg_add(&s, &r->agg);
+	json_decref(obj);
+}
+
 static void on_record(const struct cdplog_rec *rec, void *arg)
 {
 	struct audit_rig *r = arg;
+	struct cdplog_rec own;
+	char id[48];
 
-	cdplog_agg_add(rec, &r->agg);
+	if (rec->is_msg && !rec->session) {
+		own = *rec;
+		snprintf(id, sizeof id, "conn %" PRIu64, rec->conn);
+		own.session = id;
+		cdplog_agg_add(&own, &r->agg);
+	} else {
+		cdplog_agg_add(rec, &r->agg);
+	}
+	if (!strcmp(rec->kind, "open"))
+		conn_session(r, rec);
 	if (!rec->is_msg)
 		return;
 	largest(r, rec);
