@@ -277,10 +277,13 @@ void audit_findings_cite(json_t *findings, const json_t *bench, const char *sour
 			    strcmp(json_string_value(json_object_get(c, "body")), "u8") ||
 			    !json_is_number(json_object_get(c, "ratio_to_none")))
 				continue;
-			snprintf(buf, sizeof buf, "%s: u8 uploads at %.2fx [%.2f, %.2f] of no debugger "
-				 "in cdpbench scenario %s", source,
-				 json_number_value(json_object_get(c, "ratio_to_none")),
-				 num(json_array_get(ci, 0), NAN), num(json_array_get(ci, 1), NAN), sc);
+			double lo = num(json_array_get(ci, 0), NAN), hi = num(json_array_get(ci, 1), NAN);
+			char range[64] = " (no interval: one round)";
+			if (!isnan(lo) && !isnan(hi))
+				snprintf(range, sizeof range, " [%.2f, %.2f]", lo, hi);
+			snprintf(buf, sizeof buf, "%s: u8 uploads at %.2fx%s of no debugger in cdpbench "
+				 "scenario %s", source, json_number_value(json_object_get(c, "ratio_to_none")),
+				 range, sc);
 			json_object_set_new(f, "measured", json_string(buf));
 		}
 	}

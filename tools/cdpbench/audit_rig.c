@@ -246,7 +246,8 @@ void audit_rig_print(const json_t *rig, FILE *out)
 		fprintf(out, "  %-14s %9lld %11s %11s\n", json_string_value(json_object_get(v, "name")),
 			(long long)json_integer_value(json_object_get(v, "messages")), a, b);
 	}
-	fprintf(out, "  slowest in total:");
+	if (json_array_size(json_object_get(rig, "top_rtt")))
+		fprintf(out, "  slowest in total:");
 	json_array_foreach(json_object_get(rig, "top_rtt"), i, v) {
 		if (i >= 3)
 			break;
@@ -256,16 +257,20 @@ void audit_rig_print(const json_t *rig, FILE *out)
 	v = json_array_get(json_object_get(rig, "largest"), 0);
 	if (v) {
 		human_bytes((uint64_t)json_integer_value(json_object_get(v, "bytes")), a, sizeof a);
-		fprintf(out, "; largest message: %s (%s, %s)", json_string_value(json_object_get(v, "method")),
+		fprintf(out, "%s largest message: %s (%s, %s)",
+			json_array_size(json_object_get(rig, "top_rtt")) ? ";" : " ",
+			json_string_value(json_object_get(v, "method")),
 			json_string_value(json_object_get(v, "dir")), a);
 	}
 	fprintf(out, "\nFindings:\n");
 	if (!json_array_size(json_object_get(rig, "findings")))
 		fprintf(out, "- none of the known-costly patterns\n");
-	json_array_foreach(json_object_get(rig, "findings"), i, v)
-		fprintf(out, "- %s: %s\n  cost: %s\n  remedy: %s\n",
-			json_string_value(json_object_get(v, "title")),
+	json_array_foreach(json_object_get(rig, "findings"), i, v) {
+		fprintf(out, "- %s: %s\n  cost: %s\n", json_string_value(json_object_get(v, "title")),
 			json_string_value(json_object_get(v, "evidence")),
-			json_string_value(json_object_get(v, "cost")),
-			json_string_value(json_object_get(v, "remedy")));
+			json_string_value(json_object_get(v, "cost")));
+		if (json_object_get(v, "measured"))
+			fprintf(out, "  measured: %s\n", json_string_value(json_object_get(v, "measured")));
+		fprintf(out, "  remedy: %s\n", json_string_value(json_object_get(v, "remedy")));
+	}
 }
