@@ -22,7 +22,7 @@ LIBS_cdp-echo := libevent libwebsockets jansson http_parser
 LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
-LIBS_UNIT := libwebsockets jansson libevent http_parser
+LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
 
@@ -83,7 +83,7 @@ $(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 # Unit tests may include a tool's .c file to reach its statics.
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Itools/common -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
+	$(CC) $(CFLAGS) -Itests/unit -Itools/common $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
