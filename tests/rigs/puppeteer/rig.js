@@ -8,7 +8,7 @@
 const puppeteer = require('puppeteer');
 const { start } = require('../server');
 
-const MIB = Number(process.env.RIG_UPLOAD_MIB || 16);
+const MIB = Number(process.env.RIG_UPLOAD_MIB || 8);
 
 async function main() {
   const server = await start();

@@ -2,7 +2,7 @@
 // the bodies Network.enable without maxPostDataSize copies into its events.
 const { test, expect } = require('@playwright/test');
 
-const MIB = Number(process.env.RIG_UPLOAD_MIB || 16);
+const MIB = Number(process.env.RIG_UPLOAD_MIB || 8);
 
 for (const kind of ['Uint8Array', 'ArrayBuffer']) {
   test(`fetch() uploads ${MIB} MiB as ${kind}, twice`, async ({ page }) => {
