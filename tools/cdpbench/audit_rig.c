@@ -109,22 +109,23 @@ int audit_rig_add_file(struct audit_rig *r, const char *path, char *err, size_t 
 	return rc;
 }
 
+/* Most round-trip time in total first. */
+static int by_rtt_total(const void *pa, const void *pb)
+{
+	const struct cdplog_count *x = *(struct cdplog_count *const *)pa;
+	const struct cdplog_count *y = *(struct cdplog_count *const *)pb;
+
+	return x->rtt.sum < y->rtt.sum ? 1 : x->rtt.sum > y->rtt.sum ? -1 : strcmp(x->name, y->name);
+}
+
 static json_t *counts_json(const struct table *t, int by_rtt)
 {
 	size_t n;
 	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
 	json_t *out = json_array();
 
-	if (by_rtt) {
-		/* a few dozen methods: a selection by total round trip is enough */
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++)
-				if (v[j]->rtt.sum > v[i]->rtt.sum) {
-					struct cdplog_count *x = v[i];
-					v[i] = v[j];
-					v[j] = x;
-				}
-	}
+	if (by_rtt)
+		qsort(v, n, sizeof *v, by_rtt_total);
 	for (size_t i = 0; i < n && (!by_rtt || (i < AUDIT_TOP && v[i]->rtt.n)); i++) {
 		const struct cdplog_count *c = v[i];
 		json_array_append_new(out, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
