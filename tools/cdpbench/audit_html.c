@@ -232,7 +232,7 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 		fprintf(f, "%s", i ? " " : "");
 		report_html_esc(f, a->argv[i]);
 	}
-	fprintf(f, "</code>. %d rounds run, the first %d a warm-up%s; arms in alternating order. "
+	fprintf(f, "</code>. %d rounds run (%d warm-up)%s; arms in alternating order. "
 		"Chromium: ", a->rounds_run, a->cfg->warmup_rounds, a->interrupted ? " (interrupted)" : "");
 	report_html_esc(f, json_string_value(json_object_get(a->env, "chromium")));
 	fprintf(f, "; %lld CPUs.</p>\n<h2>Wall time per arm</h2>\n",

@@ -53,8 +53,13 @@ static void largest(struct audit_rig *r, const struct cdplog_rec *rec)
 }
 
 /* A connection's own session (a page's WebSocket, or the browser's, whose
- * messages carry no sessionId) is counted as a session "conn N" of its
- * own, typed from the path it opened. */
+ * messages carry no sessionId) is counted as a session of its own, typed
+ * from the path it opened, named for its log (browser) and connection. */
+static void conn_id(const struct audit_rig *r, uint64_t conn, char *out, size_t len)
+{
+	snprintf(out, len, "browser %" PRIu64 " conn %" PRIu64, r->browsers + 1, conn);
+}
+
 static void conn_session(struct audit_rig *r, const struct cdplog_rec *rec)
 {
 	const char *p = json_string_value(json_object_get(rec->obj, "path"));
@@ -62,7 +67,7 @@ static void conn_session(struct audit_rig *r, const struct cdplog_rec *rec)
 	json_t *obj;
 	struct cdplog_rec s;
 
-	snprintf(id, sizeof id, "conn %" PRIu64, rec->conn);
+	conn_id(r, rec->conn, id, sizeof id);
 	obj = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "t", (json_int_t)rec->t,
 			"conn", (json_int_t)rec->conn, "kind", "session", "event", "attached",
 			"session", id, "type", p && strstr(p, "/devtools/page/") ? "page" : "browser",
@@ -80,7 +85,7 @@ static void on_record(const struct cdplog_rec *rec, void *arg)
 
 	if (rec->is_msg && !rec->session) {
 		own = *rec;
-		snprintf(id, sizeof id, "conn %" PRIu64, rec->conn);
+		conn_id(r, rec->conn, id, sizeof id);
 		own.session = id;
 		cdplog_agg_add(&own, &r->agg);
 	} else {
