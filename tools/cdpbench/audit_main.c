@@ -14,6 +14,7 @@
 
 #include "audit.h"
 #include "audit_findings.h"
+#include "policy.h"
 #include "report.h"
 #include "util.h"
 
@@ -55,11 +56,13 @@ static void usage(FILE *out)
 	      "  --help\n", out);
 }
 
-/* Appends the arms of spec; -1 with a message on a missing policy. */
-static int parse_arms(struct audit *a, const char *spec, const char *root)
+/* Appends the arms of spec; -1 with a message on a missing policy. A name
+ * is a file in the policy directory the proxy itself uses. */
+static int parse_arms(struct audit *a, const char *spec)
 {
-	char *copy = xstrdup(spec), *save = NULL, path[BENCH_PATH_MAX + 64];
+	char *copy = xstrdup(spec), *save = NULL, path[BENCH_PATH_MAX + 64], dir[1100];
 
+	policy_default_dir(NULL, dir, sizeof dir);
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct audit_arm *arm;
 		const char *slash = strrchr(tok, '/'), *file = slash ? slash + 1 : tok;
@@ -82,7 +85,7 @@ static int parse_arms(struct audit *a, const char *spec, const char *root)
 		if (strchr(tok, '/') || strstr(tok, ".json"))
 			snprintf(path, sizeof path, "%s", tok);
 		else
-			snprintf(path, sizeof path, "%s/policies/%s.json", root, tok);
+			snprintf(path, sizeof path, "%s/%s.json", dir, tok);
 		if (access(path, R_OK) < 0) {
 			fprintf(stderr, "cdpbench audit: --policies: no policy %s (%s: %s)\n", tok, path,
 				strerror(errno));
@@ -335,7 +338,7 @@ int audit_main(int argc, char **argv)
 	a.argc = argc - optind;
 	bench_find_dirs(&cfg);
 	snprintf(a.wrapper, sizeof a.wrapper, "%s/cdpproxy-chromium", cfg.bindir);
-	if (parse_arms(&a, arms, cfg.root) < 0)
+	if (parse_arms(&a, arms) < 0)
 		goto out;
 	if (access(cfg.chromium, X_OK) < 0) {
 		fprintf(stderr, "cdpbench audit: cannot run %s: %s (--chromium PATH)\n", cfg.chromium,
