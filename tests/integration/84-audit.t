@@ -65,7 +65,7 @@ test('Playwright rig: `npx playwright test` per arm; the cap is faster, Network.
   const junit = path.join(h.tmpdir('cdpproxy-audit-junit-').dir, 'junit.xml');
   const r = await audit(['--rounds', '2', '--warmup-rounds', '0', '--policies', 'passthrough,network-postdata-cap',
     '--junit', junit, '--', 'npx', '--no-install', 'playwright', 'test', '--config', path.join(RIGS, 'playwright/playwright.config.js'), 'upload.spec.js'],
-  { RIG_JUNIT: junit, RIG_UPLOAD_MIB: '8' });
+  { RIG_JUNIT: junit, RIG_UPLOAD_MIB: '4' });
   assert.equal(r.code, 0, `audit exits 0; stderr:\n${r.stderr.slice(-3000)}`);
   assert.ok(r.json, 'audit.json parses');
   for (const a of r.json.arms) {
@@ -84,7 +84,7 @@ test('Playwright rig: `npx playwright test` per arm; the cap is faster, Network.
   assert.match(finding.remedy, /network-postdata-cap/, 'and the policy that removes it');
   assert.match(r.stdout, /Network\.enable \{\}\s+in \d+ sessions \(\d+ page/, 'the summary lists Network.enable {} by page session');
   assert.ok(r.json.tests.some((x) => /Uint8Array/.test(x.name)), `JUnit tests read: ${r.json.tests.map((x) => x.name)}`);
-  const up = r.json.tests.find((x) => /uploads 8 MiB as Uint8Array/.test(x.name));
+  const up = r.json.tests.find((x) => /uploads 4 MiB as Uint8Array/.test(x.name));
   assert.ok(up && up.arms[1].ratio.point < 1, `the Uint8Array upload test is faster under the cap: ${JSON.stringify(up && up.arms[1])}`);
   const html = fs.readFileSync(path.join(r.out.dir, 'audit.html'), 'utf8');
   assert.ok(html.includes('<svg') && html.includes('maxPostDataSize'), 'audit.html has its charts and the finding');
@@ -132,6 +132,40 @@ test('a policy that breaks the suite: failed runs, kept out of the figures, neve
   assert.doesNotMatch(r.stdout.split('\n').filter((l) => l.startsWith('breaks-evaluate')).join('\n'), /faster/, 'and never calls it faster');
   assert.equal(arm(r.json, 'passthrough').runs_ok, 2, 'the other arm passed');
   r.out.remove();
+  dir.remove();
+});
+
+test('the environment per arm, the process group stopped, and Ctrl-C reports the rounds that finished', ALL, async () => {
+  const dir = h.tmpdir('cdpproxy-audit-int-');
+  const pids = path.join(dir.dir, 'pids');
+  const out = h.tmpdir('cdpproxy-audit-');
+  // Each run leaves a `sleep 100` behind in its group and says what it was given.
+  const script = `sleep 100 & echo $! >> ${pids}; echo "arm=$CDPBENCH_AUDIT_ARM browser=$CDPPROXY_BROWSER pptr=$PUPPETEER_EXECUTABLE_PATH policy=$CDPPROXY_POLICY log=$CDPPROXY_LOG"; sleep 1`;
+  const child = h.spawnTracked(CDPBENCH, ['audit', '--out', out.dir, '--rounds', '3', '--warmup-rounds', '0',
+    '--policies', 'direct,passthrough', '--', 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env: wr.wrapperEnv() });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  await h.waitFor(() => /\[3\/6\] round 2\/3\s+\S+: running/.test(stderr), { timeout: 60000, what: 'the third run' });
+  child.kill('SIGINT');
+  const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c === null ? sig : c)));
+  assert.equal(code, 130, `exit status 130 after Ctrl-C; stderr:\n${stderr}`);
+  assert.match(stderr, /interrupted; reporting the 1 rounds that finished/, 'it says so');
+  const json = JSON.parse(fs.readFileSync(path.join(out.dir, 'audit.json'), 'utf8'));
+  assert.equal(json.interrupted, true, 'audit.json: interrupted');
+  assert.equal(json.config.rounds_run, 1, 'one whole round reported');
+  assert.deepEqual(json.arms.map((a) => a.runs.length), [1, 1], 'one run per arm');
+  assert.match(stdout, /1 measured round/, 'the summary is printed');
+  const left = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+  assert.equal(left.length, 3, 'three runs started');
+  assert.deepEqual(await wr.goneWithin(left, 5000), [], 'what each run left in its group is stopped, the interrupted one too');
+  const direct = fs.readFileSync(json.arms[0].runs[0].output, 'utf8');
+  const pass = fs.readFileSync(json.arms[1].runs[0].output, 'utf8');
+  assert.match(direct, new RegExp(`arm=direct browser=${json.environment.chromium_path} pptr=${json.environment.chromium_path} policy= log=$`, 'm'), `direct: the real browser, no proxy: ${direct}`);
+  assert.match(pass, new RegExp(`arm=passthrough browser=${h.WRAPPER_BIN} pptr=${h.WRAPPER_BIN} policy=/\\S+/passthrough.json log=${json.arms[1].runs[0].logs}$`, 'm'),
+    `passthrough: the wrapper by its absolute path, the policy, a log directory of the run: ${pass}`);
+  out.remove();
   dir.remove();
 });
 
