@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "bench.h"
 #include "cdp.h"
 #include "child.h"
@@ -40,6 +41,8 @@ static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5
 
 static volatile sig_atomic_t interrupted;
 
+static int bench_main(int argc, char **argv);
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -49,6 +52,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("usage: cdpbench [--quick | --full] [options]\n"
+	      "       cdpbench audit [options] -- COMMAND [ARGS...]   (cdpbench audit --help)\n"
 	      "Measures upload throughput in headless Chromium with no debugger, with a CDP client\n"
 	      "attached, and with each scenario's domains enabled; prints a table and writes a\n"
 	      "report (report.json, report.md, report.html).\n\n"
@@ -81,8 +85,7 @@ static void list_one(const char *name, const char *about, void *arg)
 	fprintf(arg, "  %-18s %s\n", name, about);
 }
 
-/* bindir: where this binary is; root: the source tree next to it, or the cwd. */
-static void find_dirs(struct bench_config *cfg)
+void bench_find_dirs(struct bench_config *cfg)
 {
 	char exe[BENCH_PATH_MAX], probe[BENCH_PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -160,7 +163,7 @@ static int parse_bodies(const char *spec, const char ***out, size_t *n)
 	return *n ? 0 : -1;
 }
 
-static void fmt_duration(double s, char *buf, size_t len)
+void bench_fmt_duration(double s, char *buf, size_t len)
 {
 	if (s < 0 || isnan(s))
 		snprintf(buf, len, "?");
@@ -195,8 +198,8 @@ static int run_matrix(const struct bench_config *cfg, struct lws_context *ctx, i
 				size_t ci = k % ncells;
 				left += last[ci] > 0 ? last[ci] : done_s / (double)done;
 			}
-			fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
-			fmt_duration(left, eta, sizeof eta);
+			bench_fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
+			bench_fmt_duration(left, eta, sizeof eta);
 			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s/%s: %s  (%.1fs)  elapsed %s, ETA %s%s",
 				tty ? "\r\033[K" : "", done, all, round + 1, total,
 				round < cfg->warmup_rounds ? " (warm-up)" : "", c->sc->name, c->body,
@@ -219,6 +222,13 @@ static int run_matrix(const struct bench_config *cfg, struct lws_context *ctx, i
 }
 
 int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "audit"))
+		return audit_main(argc - 1, argv + 1);
+	return bench_main(argc, argv);
+}
+
+static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
@@ -325,7 +335,7 @@ int main(int argc, char **argv)
 	cfg.rounds = rounds > 0 ? rounds : mode->rounds;
 	cfg.warmup_rounds = warm >= 0 ? warm : mode->warmup_rounds;
 	cfg.transfers = xfer > 0 ? xfer : mode->transfers;
-	find_dirs(&cfg);
+	bench_find_dirs(&cfg);
 	env.root = cfg.root;
 	rep.notes = json_array();
 	if (scen_spec || mode == &mode_quick) {

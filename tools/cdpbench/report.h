@@ -11,7 +11,7 @@
 #include "estimate.h"
 #include "scenario.h"
 
-#define REPORT_LEVEL 0.95
+#define REPORT_LEVEL ESTIMATE_LEVEL
 
 struct report_cell {
 	const struct scenario *sc;
@@ -77,5 +77,9 @@ json_t *report_findings(const struct report *r);
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
+/* report_html.c's helpers, for every page cdpbench writes: s escaped for
+ * HTML; a round step for about five axis ticks up to max. */
+void report_html_esc(FILE *f, const char *s);
+double report_tick_step(double max);
 
 #endif
