@@ -3,13 +3,16 @@
  * the proxy takes the socket over as an lws raw socket and answers the
  * upgrade itself, so that the client's frames are read by wsleg.c like
  * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "conn.h"
+#include "listen.h"
 #include "util.h"
 
 /* lws 4.1.6 cannot let go of a socket: closing the HTTP wsi that read the
@@ -67,22 +70,55 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 	return NULL;
 }
 
+/* Who sent the upgrade on wsi: its User-Agent, address and library. */
+static void client_of(struct lws *wsi, struct client_id *c)
+{
+	char *ua = http_header_dup(wsi, WSI_TOKEN_HTTP_USER_AGENT);
+	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
+	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
+	struct client_hello h = {
+		.user_agent = ua, .origin = origin, .host = host,
+		.extensions = lws_hdr_total_length(wsi, WSI_TOKEN_EXTENSIONS) > 0,
+		.pragma = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_PRAGMA) > 0,
+	};
+	struct sockaddr_storage sa;
+	socklen_t salen = sizeof sa;
+	char addr[64];
+
+	memset(c, 0, sizeof *c);
+	c->library = client_library(&h, &c->by);
+	c->user_agent = *ua ? ua : NULL;
+	if (!getpeername((int)lws_get_socket_fd(wsi), (struct sockaddr *)&sa, &salen) &&
+	    (sa.ss_family == AF_INET || sa.ss_family == AF_INET6)) {
+		listen_addr_text((struct sockaddr *)&sa, addr, sizeof addr);
+		snprintf(c->remote, sizeof c->remote, "%s:%u", addr, ntohs(sa.ss_family == AF_INET ?
+			 ((struct sockaddr_in *)&sa)->sin_port : ((struct sockaddr_in6 *)&sa)->sin6_port));
+	}
+	if (!c->user_agent)
+		free(ua);
+	free(origin);
+	free(host);
+}
+
 /* Takes the allowed upgrade's socket over as a raw socket for path. */
 static int take_over(struct proxy *px, struct lws *wsi, const char *key, const char *path)
 {
+	struct client_id client;
 	char resp[WSFRAME_ANSWER_MAX];
 	lws_adopt_desc_t ad;
 	struct lws *down;
 	int n;
 
+	client_of(wsi, &client);
 	memset(&ad, 0, sizeof ad);
 	ad.vh = px->vhost;
 	ad.type = LWS_ADOPT_SOCKET;   /* raw */
 	ad.vh_prot_name = "cdp-down";
-	if ((ad.fd.sockfd = take_socket(wsi)) < 0)
+	if ((ad.fd.sockfd = take_socket(wsi)) < 0 ||
+	    !(down = lws_adopt_descriptor_vhost_via_info(&ad))) {   /* lws closed the socket */
+		free(client.user_agent);
 		return -1;
-	if (!(down = lws_adopt_descriptor_vhost_via_info(&ad)))
-		return -1;   /* lws closed the socket */
+	}
 	/* A client sends nothing before this answer (RFC 6455 4.1), so lws
 	 * has read nothing past the request (what one sent with its request
 	 * regardless would be lost: lws 4.1.6 has no way to hand it over). */
@@ -90,9 +126,10 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	/* The first bytes on the socket since the request: it takes them all. */
 	if (util_send_some(lws_get_socket_fd(down), resp, (size_t)n) < n) {
 		lws_set_timeout(down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+		free(client.user_agent);
 		return -1;
 	}
-	conn_open(px, down, path);
+	conn_open(px, down, path, &client);
 	return -1;   /* lws lets its wsi go, on the stand-in */
 }
 

@@ -1,6 +1,8 @@
 /* http: answers plain HTTP on the proxy's port: forwards discovery (/json/...)
  * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
 #include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -99,11 +101,46 @@ static json_t *admin_stats(struct proxy *px)
 
 	json_object_update_new(st, stats_json(px->core.stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
+	json_object_set_new(st, "since_us", json_integer((json_int_t)px->stats_since_us));
 	json_object_set_new(st, "upstream", util_json_str(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
 	json_object_set_new(st, "http", listen_json(px));
 	json_object_set_new(st, "log_lost_records", json_integer((json_int_t)log_lost(px->core.log)));
 	return st;
+}
+
+/* GET /proxy/stats?format=text: the connections and their clients, then
+ * the table printed at exit. */
+static void admin_stats_text(struct proxy *px, struct http_reply *r)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	fprintf(f, "connections: %u open, %" PRIu64 " in all; counting since %" PRIu64 " us "
+		"(epoch)\n", px->core.conns_open, px->core.conns_total, px->stats_since_us);
+	for (const struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		const struct client_id *c = &cc->client;
+		fprintf(f, "conn %" PRIu64 "  %s (by %s)  %s  %s  %s\n", cc->id,
+			c->library ? c->library : "unknown", c->by ? c->by : "none",
+			*c->remote ? c->remote : "-", cc->path, c->user_agent ? c->user_agent : "-");
+	}
+	fputc('\n', f);
+	stats_print(px->core.stats, f);
+	fclose(f);
+	reply_set(r, 200, "text/plain; charset=utf-8", text, n);
+	free(text);
+}
+
+/* POST /proxy/stats/reset: the counts start again (a phase), and the log
+ * says when. */
+static json_t *admin_stats_reset(struct proxy *px)
+{
+	stats_reset(px->core.stats);
+	px->stats_since_us = util_now_us();
+	if (px->core.log)
+		log_event(px->core.log, 0, "stats_reset", json_object());
+	return json_pack("{s:b, s:I}", "reset", 1, "since_us", (json_int_t)px->stats_since_us);
 }
 
 /* PUT /proxy/policy: the body is a policy document, or {"name": N} for the
@@ -178,6 +215,15 @@ static json_t *admin_events(struct proxy *px, struct lws *wsi)
 			 "next", (json_int_t)next);
 }
 
+/* Does the request ask for ?format=text? */
+static int text_wanted(struct lws *wsi)
+{
+	char arg[16];
+	const char *v = lws_get_urlarg_by_name(wsi, "format=", arg, sizeof arg);
+
+	return v && !strcmp(v, "text");
+}
+
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
 		  const char *path)
 {
@@ -188,8 +234,12 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		reply_json(r, 200, admin_events(px, wsi));
 	else if (!strcmp(path, "/proxy/policies") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_policies(px));
+	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET") && text_wanted(wsi))
+		admin_stats_text(px, r);
 	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
+	else if (!strcmp(path, "/proxy/stats/reset") && !strcmp(method, "POST"))
+		reply_json(r, 200, admin_stats_reset(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_policy(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT") &&
@@ -200,8 +250,8 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
 		reply_json(r, 404, error_json("no such endpoint: GET /proxy/ (the dashboard), "
-					      "/proxy/stats, /proxy/policy, /proxy/policies, /proxy/events "
-					      "and PUT /proxy/policy are"));
+					      "/proxy/stats (?format=text), /proxy/policy, /proxy/policies, "
+					      "/proxy/events, PUT /proxy/policy and POST /proxy/stats/reset are"));
 }
 
 static void up_done(struct http_reply *r, const char *error);

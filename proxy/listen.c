@@ -40,7 +40,7 @@ static int is_loopback(const struct sockaddr *sa)
 	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-static void addr_text(const struct sockaddr *sa, char *buf, size_t buflen)
+void listen_addr_text(const struct sockaddr *sa, char *buf, size_t buflen)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
 
@@ -114,7 +114,7 @@ int listen_start(struct proxy *px, const char *host, int port, int remote_ok, in
 			dup |= !memcmp(&done[i], ai->ai_addr, ai->ai_addrlen);
 		if (dup)
 			continue;
-		addr_text(ai->ai_addr, addr, sizeof addr);
+		listen_addr_text(ai->ai_addr, addr, sizeof addr);
 		if (!remote_ok && !is_loopback(ai->ai_addr)) {
 			snprintf(err, errlen, "--listen %s resolves to %s, which is not loopback "
 				 "(needs --allow-remote and a token)", host, addr);

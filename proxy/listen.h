@@ -9,6 +9,7 @@
 #include <libwebsockets.h>
 
 struct proxy;
+struct sockaddr;
 struct http_reply;
 
 /* Seconds an accepted connection has for each whole request (headers and
@@ -49,6 +50,8 @@ void listen_deadline(struct http_conn *hc, int on);
 /* wsi is being destroyed: forget its http_conn, if it has one (whose
  * reply the caller has already let go of). */
 void listen_forget(struct proxy *px, struct lws *wsi);
+/* An IPv4 address as 127.0.0.1, an IPv6 one as [::1]. */
+void listen_addr_text(const struct sockaddr *sa, char *buf, size_t buflen);
 /* Counters for /proxy/stats: open, limit, refused (busy, no descriptors). */
 json_t *listen_json(struct proxy *px);
 

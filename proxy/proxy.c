@@ -146,7 +146,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 
 	memset(px, 0, sizeof *px);
 	px->cfg = *cfg;
-	px->started_us = util_now_us();
+	px->started_us = px->stats_since_us = util_now_us();
 	px->batch = xmalloc(BATCH_BYTES);
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
 	if (cfg->log_path && !(lg = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
