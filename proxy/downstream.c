@@ -15,31 +15,6 @@
 #include "listen.h"
 #include "util.h"
 
-/* lws 4.1.6 cannot let go of a socket: closing the HTTP wsi that read the
- * upgrade would shut the connection down. The socket gets a second
- * descriptor for the proxy, and the wsi's own descriptor is pointed at a
- * socket of no consequence (its peer already gone), which lws then closes.
- * Returns the proxy's descriptor, or -1. */
-static int take_socket(struct lws *wsi)
-{
-	int fd = (int)lws_get_socket_fd(wsi), own, stand_in[2];
-
-	if (fd < 0 || (own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stand_in) < 0) {
-		close(own);
-		return -1;
-	}
-	close(stand_in[1]);
-	if (dup2(stand_in[0], fd) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		close(stand_in[0]);
-		close(own);
-		return -1;
-	}
-	close(stand_in[0]);
-	return own;
-}
-
 /* Does the comma-separated header value list the token (case aside)? */
 static int has_token(const char *value, const char *token)
 {
@@ -114,7 +89,7 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	ad.vh = px->vhost;
 	ad.type = LWS_ADOPT_SOCKET;   /* raw */
 	ad.vh_prot_name = "cdp-down";
-	if ((ad.fd.sockfd = take_socket(wsi)) < 0 ||
+	if ((ad.fd.sockfd = listen_take_socket(wsi)) < 0 ||
 	    !(down = lws_adopt_descriptor_vhost_via_info(&ad))) {   /* lws closed the socket */
 		free(client.user_agent);
 		return -1;
@@ -135,7 +110,7 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 
 int downstream_take(struct proxy *px, struct lws *wsi)
 {
-	char key[64] = "", *uri, *path;
+	char key[64] = "", *path;
 	const char *why;
 	int rc;
 
@@ -143,15 +118,9 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
 		return 1;
 	}
-	/* Encoded (access_encode): what is logged and passed on is ASCII,
-	 * whatever bytes the client's %XX decoded to. */
-	uri = http_header_dup(wsi, WSI_TOKEN_GET_URI);
-	path = xmalloc(PROXY_TARGET_MAX);
-	rc = proxy_request_target(wsi, uri, path, PROXY_TARGET_MAX);
-	free(uri);
-	if (rc < 0) {
+	/* As the client wrote it, as Chrome would have read it. */
+	if (!(path = proxy_request_target(px, wsi))) {
 		http_refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the URL is too long to pass on");
-		free(path);
 		return 1;
 	}
 	rc = take_over(px, wsi, key, path);

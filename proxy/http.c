@@ -319,6 +319,15 @@ char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok)
 	return s;
 }
 
+/* Adds the headers every answer has to a header block being built. */
+static int common_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
+			  unsigned char **p, unsigned char *end)
+{
+	return lws_add_http_common_headers(wsi, status, type, len, p, end) ||
+	       lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5,
+					    p, end);
+}
+
 int http_refuse(struct lws *wsi, unsigned status, const char *why)
 {
 	/* Plain text: why may quote the request's own headers, which must not
@@ -329,8 +338,8 @@ int http_refuse(struct lws *wsi, unsigned status, const char *why)
 
 	if (n < 0 || n >= (int)(sizeof body - LWS_PRE))
 		n = (int)(sizeof body - LWS_PRE - 1);
-	if (lws_add_http_common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
-					&p, hdr + sizeof hdr - 1) ||
+	if (common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
+			   &p, hdr + sizeof hdr - 1) ||
 	    lws_finalize_write_http_header(wsi, start, &p, hdr + sizeof hdr - 1) ||
 	    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) < n)
 		return -1;
@@ -394,8 +403,8 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 		admin(px, r, wsi, method, uri);
 		return 0;
 	}
-	full = xmalloc(PROXY_TARGET_MAX);
-	if (proxy_request_target(wsi, uri, full, PROXY_TARGET_MAX) < 0)
+	/* Passed on byte for byte, as Chrome would have read it. */
+	if (!(full = proxy_request_target(px, wsi)))
 		reply_json(r, 414, error_json("the URL is too long to pass on"));
 	else
 		forward(px, r, method, full);
@@ -416,8 +425,7 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 	if (!r->headers_sent) {
 		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
-		if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
-						r->len, &p, end) ||
+		if (common_headers(wsi, (unsigned)r->status, r->content_type, r->len, &p, end) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
 			return -1;
 		r->headers_sent = 1;
@@ -450,14 +458,13 @@ static void reply_release_down(struct http_conn *hc)
 		reply_free(r);
 }
 
-/* The transaction on hc is over and the connection stays: the next request
- * has LISTEN_IDLE_SECS again. */
+/* The transaction on hc is over, and so is the connection: one request a
+ * connection, so that each is the first, whose target listen.c read as
+ * the client wrote it. Every answer says Connection: close. */
 static int completed(struct http_conn *hc, struct lws *wsi)
 {
-	if (lws_http_transaction_completed(wsi))
-		return -1;
-	listen_deadline(hc, 1);
-	return 0;
+	(void)hc, (void)wsi;
+	return -1;
 }
 
 /* The lifetime rule: a downstream HTTP connection's state is its http_conn

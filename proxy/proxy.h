@@ -39,9 +39,6 @@ struct proxy_config {
 struct conn;
 
 #define BATCH_BYTES (256 * 1024)
-/* A request target as passed on: lws takes 8 KiB of request head, each
- * byte of which may come out as %XX. */
-#define PROXY_TARGET_MAX (3 * 8192 + 2)
 
 struct proxy {
 	struct proxy_config cfg;
@@ -82,11 +79,10 @@ void proxy_stop(struct proxy *px);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
-/* The request target to pass on: path (lws's decoded one) and the URL
- * arguments as lws decoded them, each re-encoded (access_encode), joined
- * by '&' after a '?', without any token= argument (access_strip_token).
- * 0, or -1 when it does not fit outlen. */
-int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request target to pass on for the request in hand on wsi: as the
+ * client wrote it (listen.h), less its token= arguments (access.h); NULL
+ * when its request line was longer than lws takes. Free it. */
+char *proxy_request_target(struct proxy *px, struct lws *wsi);
 /* The request's token= URL arguments against token (access_token_arg on
  * each as lws decoded it): 1 one is right, -1 there are some and none is,
  * 0 there is none. */
