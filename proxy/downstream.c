@@ -4,12 +4,10 @@
  * upgrade itself, so that the client's frames are read by wsleg.c like
  * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "conn.h"
 #include "listen.h"

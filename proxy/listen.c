@@ -288,6 +288,7 @@ static int head_done(struct http_conn *hc, struct lws *watcher)
 		hc->px->listen->refused_fds++;
 		return -1;
 	}
+	lws_sul_cancel(&hc->head_retry);
 	lws_set_opaque_user_data(watcher, NULL);
 	hc->wsi = wsi;
 	return -1;
@@ -299,7 +300,7 @@ static int head_done(struct http_conn *hc, struct lws *watcher)
  * stays readable); the idle deadline bounds the wait. */
 static int head_read(struct http_conn *hc, struct lws *watcher)
 {
-	char *buf = xmalloc(HEAD_PEEK);
+	char buf[HEAD_PEEK];
 	long n = recv((int)lws_get_socket_fd(watcher), buf, HEAD_PEEK, MSG_PEEK | MSG_DONTWAIT);
 	const char *eol = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
 	int rc = 0;
@@ -321,7 +322,6 @@ static int head_read(struct http_conn *hc, struct lws *watcher)
 		lws_sul_schedule(lws_get_context(watcher), 0, &hc->head_retry, head_retry,
 				 (lws_usec_t)hc->head_wait_ms * LWS_US_PER_MS);
 	}
-	free(buf);
 	return rc;
 }
 
