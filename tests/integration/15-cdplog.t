@@ -41,6 +41,8 @@ test('Playwright: two pages, a route, a failing evaluate, a mark', ALL, async (t
     await page.evaluate(() => fetch('/data.json').then((r) => r.json()));
     const cdp = await context.newCDPSession(page);
     await cdp.send('CDPProxy.mark', { label: 'phase two' });
+    // A NUL in a string: logged whole, the line holds \u0000.
+    assert.equal((await cdp.send('Runtime.evaluate', { expression: '"a\0b".length' })).result.value, 3);
     await assert.rejects(cdp.send('Runtime.evaluate', { expression: '1', contextId: 987654 }),
       /Cannot find context/, 'an evaluate in no context fails');
     await cdp.detach();

@@ -58,7 +58,7 @@ static int split_lines(const char *text, size_t len, const char *origin, struct 
 			a++;
 		if (a == end || text[a] == '#')
 			continue;
-		j = json_loadb(text + a, end - a, 0, &je);
+		j = json_loadb(text + a, end - a, JSON_ALLOW_NUL, &je);
 		if (!j && !nl)
 			break;
 		if (!j || !json_is_object(j)) {
