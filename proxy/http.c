@@ -319,7 +319,9 @@ char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok)
 	return s;
 }
 
-/* Adds the headers every answer has to a header block being built. */
+/* Adds the headers every answer has to a header block being built. Each
+ * answer closes its connection: one request a connection, so that each is
+ * the first, whose target listen.c read as the client wrote it. */
 static int common_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
 			  unsigned char **p, unsigned char *end)
 {
@@ -412,7 +414,6 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 	return 0;
 }
 
-static int completed(struct http_conn *hc, struct lws *wsi);
 
 /* Writes the status line and headers, then the body a chunk at a time. */
 static int on_writeable(struct http_conn *hc, struct lws *wsi)
@@ -442,7 +443,7 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 		lws_callback_on_writable(wsi);
 		return 0;
 	}
-	return completed(hc, wsi);
+	return -1;   /* answered: the connection closes (common_headers) */
 }
 
 /* The downstream side of its reply is done with it. */
@@ -456,15 +457,6 @@ static void reply_release_down(struct http_conn *hc)
 	r->down = NULL;
 	if (!r->up)
 		reply_free(r);
-}
-
-/* The transaction on hc is over, and so is the connection: one request a
- * connection, so that each is the first, whose target listen.c read as
- * the client wrote it. Every answer says Connection: close. */
-static int completed(struct http_conn *hc, struct lws *wsi)
-{
-	(void)hc, (void)wsi;
-	return -1;
 }
 
 /* The lifetime rule: a downstream HTTP connection's state is its http_conn
@@ -484,7 +476,7 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			return -1;
 		reply_release_down(hc);   /* the previous request on a kept-alive connection */
 		if (http_check_access(px, wsi, 0))
-			return completed(hc, wsi);
+			return -1;   /* refused: the connection closes */
 		on_request(px, hc, wsi, in);
 		/* Chrome's answer is timed by --upstream-timeout; a body still to come, by us. */
 		listen_deadline(hc, hc->reply && hc->reply->want_body);

@@ -12,8 +12,8 @@ struct proxy;
 struct sockaddr;
 struct http_reply;
 
-/* Seconds an accepted connection has for each whole request (headers and
- * body) from its accept or its previous answer; then it is closed. */
+/* Seconds an accepted connection has for its whole request (headers and
+ * body) from its accept; then it is closed. */
 #define LISTEN_IDLE_SECS 10
 /* HTTP connections not yet upgraded, at most (fewer with a low ulimit -n:
  * a quarter of the descriptors); more are accepted and closed at once. */
