@@ -118,7 +118,7 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	}
 	/* As the client wrote it, as Chrome would have read it. */
 	if (!(path = proxy_request_target(px, wsi))) {
-		http_refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the URL is too long to pass on");
+		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, PROXY_TARGET_REFUSED);
 		return 1;
 	}
 	rc = take_over(px, wsi, key, path);

@@ -407,7 +407,7 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 	}
 	/* Passed on byte for byte, as Chrome would have read it. */
 	if (!(full = proxy_request_target(px, wsi)))
-		reply_json(r, 414, error_json("the URL is too long to pass on"));
+		reply_json(r, 400, error_json(PROXY_TARGET_REFUSED));
 	else
 		forward(px, r, method, full);
 	free(full);

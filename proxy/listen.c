@@ -294,6 +294,16 @@ static int head_done(struct http_conn *hc, struct lws *watcher)
 	return -1;
 }
 
+/* May t[0..n) stand in the request line sent to Chrome? Not with a control
+ * byte (a lone CR would start a line of the proxy's making). */
+static int target_ok(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x21 || t[i] == 0x7f)
+			return 0;
+	return n > 0;
+}
+
 /* A look at what the client has sent, without taking it: the request
  * line's target once the line is whole. A line still coming is looked at
  * again after a pause that doubles (the bytes stay, so the descriptor
@@ -312,7 +322,7 @@ static int head_read(struct http_conn *hc, struct lws *watcher)
 		const char *sp = eol ? memchr(buf, ' ', (size_t)(eol - buf)) : NULL;
 		const char *t = sp ? sp + 1 : NULL, *te = t ? memchr(t, ' ', (size_t)(eol - t)) : NULL;
 		free(hc->target);
-		hc->target = te ? xstrndup(t, (size_t)(te - t)) : NULL;
+		hc->target = te && target_ok(t, (size_t)(te - t)) ? xstrndup(t, (size_t)(te - t)) : NULL;
 		rc = head_done(hc, watcher);
 	} else if (n > 0) {
 		hc->head_wait_ms = hc->head_wait_ms ? hc->head_wait_ms * 2 : 5;

@@ -81,8 +81,10 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
 /* The request target to pass on for the request in hand on wsi: as the
  * client wrote it (listen.h), less its token= arguments (access.h); NULL
- * when its request line was longer than lws takes. Free it. */
+ * when its request line was longer than lws takes or its target holds a
+ * control byte (answered 400 with PROXY_TARGET_REFUSED). Free it. */
 char *proxy_request_target(struct proxy *px, struct lws *wsi);
+#define PROXY_TARGET_REFUSED "the request target cannot be passed on: over 8 KiB, or a control byte in it"
 /* The request's token= URL arguments against token (access_token_arg on
  * each as lws decoded it): 1 one is right, -1 there are some and none is,
  * 0 there is none. */

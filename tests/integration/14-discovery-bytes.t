@@ -105,6 +105,12 @@ test('a recording upstream gets every byte as sent, token= arguments aside', PRO
       assert.equal(r.status, 200, `${sent}: 200 (${r.text.slice(0, 120)})`);
       assert.deepEqual(seen, [`PUT ${want}`], `${sent} reached the upstream as ${want}`);
     }
+    // A lone CR (or any control byte) in the target would make a line of
+    // the proxy's own in the request to Chrome: refused, nothing sent.
+    seen.length = 0;
+    const cr = await raw(p.port, 'GET', '/json/version?token=T0k&a\rX-Injected:1');
+    assert.equal(cr.status, 400, `a CR in the target: 400 (${cr.text.slice(0, 160)})`);
+    assert.deepEqual(seen, [], 'nothing reached the upstream');
   } finally {
     await p.stop();
     p.removeDir();
