@@ -110,6 +110,7 @@ test('a recording upstream gets every byte as sent, token= arguments aside', PRO
     seen.length = 0;
     const cr = await raw(p.port, 'GET', '/json/version?token=T0k&a\rX-Injected:1');
     assert.equal(cr.status, 400, `a CR in the target: 400 (${cr.text.slice(0, 160)})`);
+    assert.match(cr.text, /a control byte in it/, 'refused by the proxy, saying why');
     assert.deepEqual(seen, [], 'nothing reached the upstream');
   } finally {
     await p.stop();
