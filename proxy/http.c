@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "conn.h"
 #include "control.h"
@@ -113,12 +114,15 @@ static json_t *admin_stats(struct proxy *px)
  * the table printed at exit. */
 static void admin_stats_text(struct proxy *px, struct http_reply *r)
 {
-	char *text = NULL;
+	char *text = NULL, when[32];
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
+	time_t since = (time_t)(px->stats_since_us / 1000000);
+	struct tm tm;
 
-	fprintf(f, "connections: %u open, %" PRIu64 " in all; counting since %" PRIu64 " us "
-		"(epoch)\n", px->core.conns_open, px->core.conns_total, px->stats_since_us);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&since, &tm));
+	fprintf(f, "connections: %u open, %" PRIu64 " in all; counting since %s\n",
+		px->core.conns_open, px->core.conns_total, when);
 	for (const struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
 		const struct client_id *c = &cc->client;
 		fprintf(f, "conn %" PRIu64 "  %s (by %s)  %s  %s  %s\n", cc->id,
