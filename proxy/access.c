@@ -82,54 +82,68 @@ int access_token_ok(const char *token, const char *auth, const char *query)
 	return 0;
 }
 
-size_t access_strip_token(char *query)
+static int hexval(char c)
 {
-	char *w = query;
-	int kept = 0;
-
-	/* n '&' make n + 1 arguments, empty ones included: all but token=
-	 * ones come out as they went in, in order. */
-	for (const char *p = query; ; p++) {
-		size_t n = strcspn(p, "&");
-		if (strncmp(p, "token=", 6)) {
-			if (kept++)
-				*w++ = '&';
-			memmove(w, p, n);
-			w += n;
-		}
-		p += n;
-		if (!*p)
-			break;
-	}
-	*w = '\0';
-	return (size_t)(w - query);
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-size_t access_encode(const char *in, size_t n, int in_query, char *out, size_t outlen)
+/* Does the argument arg[0..n) read, as lws decodes it, "token=..."? */
+static int is_token_arg(const char *arg, size_t n)
 {
-	/* RFC 3986 pchar less '%' (lws has decoded every %XX already) and
-	 * '&' ';' '+' (lws reads them as separators or a space), and '?' in
-	 * arguments only. */
-	static const char keep[] = "-._~!$'()*,=:@/";
-	static const char hex[] = "0123456789ABCDEF";
-	size_t w = 0;
+	static const char want[] = "token=";
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)in[i];
-		int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			    (c && strchr(keep, c)) || (c == '?' && in_query);
-		if (w + (plain ? 1 : 3) >= outlen)
-			return (size_t)-1;
-		if (plain) {
-			out[w++] = (char)c;
+	for (size_t k = 0; k < sizeof want - 1; k++) {
+		char c;
+		if (i + 2 < n && arg[i] == '%' && hexval(arg[i + 1]) >= 0 && hexval(arg[i + 2]) >= 0) {
+			c = (char)(hexval(arg[i + 1]) << 4 | hexval(arg[i + 2]));
+			if (c == '=')   /* lws makes an encoded '=' in a name '_' */
+				return 0;
+			i += 3;
+		} else if (i < n) {
+			c = arg[i++];
 		} else {
-			out[w++] = '%';
-			out[w++] = hex[c >> 4];
-			out[w++] = hex[c & 15];
+			return 0;
 		}
+		if (c != want[k])
+			return 0;
 	}
-	if (w >= outlen)
-		return (size_t)-1;
+	return 1;
+}
+
+size_t access_strip_token(const char *target, size_t n, char *out)
+{
+	const char *q = memchr(target, '?', n), *end = target + n;
+	size_t w, kept = 0;
+
+	if (!q) {
+		memcpy(out, target, n);
+		out[n] = '\0';
+		return n;
+	}
+	w = (size_t)(q + 1 - target);
+	memcpy(out, target, w);
+	/* n separators make n + 1 arguments, empty ones included: all but
+	 * token= ones come out as they went in, in order, each after the
+	 * separator that came before it. */
+	for (const char *p = q + 1, *sep = NULL; ; ) {
+		const char *e = p;
+		while (e < end && *e != '&' && *e != ';')
+			e++;
+		if (!is_token_arg(p, (size_t)(e - p))) {
+			if (kept++)
+				out[w++] = sep ? *sep : '&';
+			memcpy(out + w, p, (size_t)(e - p));
+			w += (size_t)(e - p);
+		}
+		if (e == end)
+			break;
+		sep = e;
+		p = e + 1;
+	}
+	if (!kept)
+		w--;   /* no argument left: no '?' either */
 	out[w] = '\0';
 	return w;
 }

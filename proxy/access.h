@@ -30,16 +30,14 @@ int access_token_ok(const char *token, const char *auth, const char *query);
  * it is token=TOKEN, -1 when it is token= something else, 0 when it is no
  * token= argument. Compared in constant time. */
 int access_token_arg(const char *token, const char *arg, size_t n);
-/* Removes every token=... argument from query ("a=1&token=x&b=2" becomes
- * "a=1&b=2") in place: the proxy's own secret is neither logged nor passed
- * on to Chrome. Returns the length left. */
-size_t access_strip_token(char *query);
-/* Writes the n bytes of in (a request path, or with in_query one URL
- * argument) to out as they may stand in a request target: every byte but
- * letters, digits and -._~!$'()*,=:@/ (and ? in an argument) as %XX, so
- * that the target reads back as the bytes lws decoded. Returns the length
- * written (NUL-terminated), or (size_t)-1 when it does not fit outlen. */
-size_t access_encode(const char *in, size_t n, int in_query, char *out, size_t outlen);
+/* The request target to pass on: target (the n bytes the client sent
+ * between method and version) as it is, less every argument that lws reads
+ * as token=... (arguments follow the first '?' and are separated by '&' or
+ * ';'; %XX in the name decoded, but an encoded '=' is no '='), each with
+ * the separator before it (after it, for the first). The proxy's own secret
+ * is neither logged nor passed on; every other byte is. Writes out (n + 1
+ * bytes suffice, NUL-terminated) and returns its length. */
+size_t access_strip_token(const char *target, size_t n, char *out);
 /* Adds name; -1 when the list is full. */
 int access_add(struct access_list *l, const char *name);
 

@@ -392,12 +392,15 @@ static void conn_up_timeout(lws_sorted_usec_list_t *sul)
 	conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
 }
 
-struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
+struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
+		       struct client_id *client)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 
 	c->px = px;
 	core_conn_init(&px->core, &c->cc, &conn_ops, path);
+	c->cc.client = *client;
+	client->user_agent = NULL;
 	for (int s = DOWN; s <= UP; s++) {
 		c->hold[s].c = c;
 		c->hold[s].side = (enum side)s;
@@ -406,8 +409,8 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path)
 	c->wsi[DOWN] = down;
 	lws_set_opaque_user_data(down, c);
 	if (px->core.log)
-		log_event(px->core.log, c->cc.id, "open", json_pack("{s:o, s:s}", "path", util_json_str(path),
-			  "upstream", px->upstream));
+		log_event(px->core.log, c->cc.id, "open", json_pack("{s:o, s:s, s:o}", "path", util_json_str(path),
+			  "upstream", px->upstream, "client", client_json(&c->cc.client)));
 
 	if (upstream_open(c) < 0 && !c->gone[UP]) {
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
@@ -432,8 +435,9 @@ json_t *conn_list_json(struct proxy *px)
 			json_array_append(sessions, se);
 		}
 		json_decref(ss);
-		json_array_append_new(conns, json_pack("{s:I, s:s, s:I, s:I, s:I}",
-			"id", (json_int_t)cc->id, "path", cc->path, "opened_us", (json_int_t)cc->opened_us,
+		json_array_append_new(conns, json_pack("{s:I, s:s, s:o, s:I, s:I, s:I}",
+			"id", (json_int_t)cc->id, "path", cc->path, "client", client_json(&cc->client),
+			"opened_us", (json_int_t)cc->opened_us,
 			"queued_up", (json_int_t)cc->out[UP].bytes,
 			"queued_down", (json_int_t)cc->out[DOWN].bytes));
 	}

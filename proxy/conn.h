@@ -73,8 +73,9 @@ struct conn {
 #define conn_of(ccp) lws_container_of(ccp, struct conn, cc)
 
 /* A pair for the client's WebSocket down (its upgrade answered), to the
- * upstream's path: logged, and the upstream leg started. */
-struct conn *conn_open(struct proxy *px, struct lws *down, const char *path);
+ * upstream's path, for client (taken): logged, and the upstream leg started. */
+struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
+		       struct client_id *client);
 /* Closes side s with code and reason once what is queued for it is written. */
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason);
 /* Side s is gone: log it, close the other side, free the pair if both are. */

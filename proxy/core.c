@@ -87,6 +87,7 @@ void core_conn_free(struct core_conn *cc)
 		queue_clear(&cc->out[s]);
 	sessions_free(&cc->sessions);
 	free(cc->path);
+	free(cc->client.user_agent);
 	cc->path = NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client.h"
 #include "log.h"
 #include "msg.h"
 #include "policy.h"
@@ -70,6 +71,7 @@ struct core_conn {
 	struct sessions sessions;
 	int64_t next_proxy_id;
 	uint64_t opened_us;
+	struct client_id client;      /* who is on the client's side */
 };
 
 /* Starts a core with policy p (taken; NULL: pass everything), stats of its

@@ -3,39 +3,15 @@
  * the proxy takes the socket over as an lws raw socket and answers the
  * upgrade itself, so that the client's frames are read by wsleg.c like
  * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
-#include <fcntl.h>
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "conn.h"
+#include "listen.h"
 #include "util.h"
-
-/* lws 4.1.6 cannot let go of a socket: closing the HTTP wsi that read the
- * upgrade would shut the connection down. The socket gets a second
- * descriptor for the proxy, and the wsi's own descriptor is pointed at a
- * socket of no consequence (its peer already gone), which lws then closes.
- * Returns the proxy's descriptor, or -1. */
-static int take_socket(struct lws *wsi)
-{
-	int fd = (int)lws_get_socket_fd(wsi), own, stand_in[2];
-
-	if (fd < 0 || (own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stand_in) < 0) {
-		close(own);
-		return -1;
-	}
-	close(stand_in[1]);
-	if (dup2(stand_in[0], fd) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		close(stand_in[0]);
-		close(own);
-		return -1;
-	}
-	close(stand_in[0]);
-	return own;
-}
 
 /* Does the comma-separated header value list the token (case aside)? */
 static int has_token(const char *value, const char *token)
@@ -67,22 +43,55 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 	return NULL;
 }
 
+/* Who sent the upgrade on wsi: its User-Agent, address and library. */
+static void client_of(struct lws *wsi, struct client_id *c)
+{
+	char *ua = http_header_dup(wsi, WSI_TOKEN_HTTP_USER_AGENT);
+	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
+	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
+	struct client_hello h = {
+		.user_agent = ua, .origin = origin, .host = host,
+		.extensions = lws_hdr_total_length(wsi, WSI_TOKEN_EXTENSIONS) > 0,
+		.pragma = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_PRAGMA) > 0,
+	};
+	struct sockaddr_storage sa;
+	socklen_t salen = sizeof sa;
+	char addr[64];
+
+	memset(c, 0, sizeof *c);
+	c->library = client_library(&h, &c->by);
+	c->user_agent = *ua ? ua : NULL;
+	if (!getpeername((int)lws_get_socket_fd(wsi), (struct sockaddr *)&sa, &salen) &&
+	    (sa.ss_family == AF_INET || sa.ss_family == AF_INET6)) {
+		listen_addr_text((struct sockaddr *)&sa, addr, sizeof addr);
+		snprintf(c->remote, sizeof c->remote, "%s:%u", addr, ntohs(sa.ss_family == AF_INET ?
+			 ((struct sockaddr_in *)&sa)->sin_port : ((struct sockaddr_in6 *)&sa)->sin6_port));
+	}
+	if (!c->user_agent)
+		free(ua);
+	free(origin);
+	free(host);
+}
+
 /* Takes the allowed upgrade's socket over as a raw socket for path. */
 static int take_over(struct proxy *px, struct lws *wsi, const char *key, const char *path)
 {
+	struct client_id client;
 	char resp[WSFRAME_ANSWER_MAX];
 	lws_adopt_desc_t ad;
 	struct lws *down;
 	int n;
 
+	client_of(wsi, &client);
 	memset(&ad, 0, sizeof ad);
 	ad.vh = px->vhost;
 	ad.type = LWS_ADOPT_SOCKET;   /* raw */
 	ad.vh_prot_name = "cdp-down";
-	if ((ad.fd.sockfd = take_socket(wsi)) < 0)
+	if ((ad.fd.sockfd = listen_take_socket(wsi)) < 0 ||
+	    !(down = lws_adopt_descriptor_vhost_via_info(&ad))) {   /* lws closed the socket */
+		free(client.user_agent);
 		return -1;
-	if (!(down = lws_adopt_descriptor_vhost_via_info(&ad)))
-		return -1;   /* lws closed the socket */
+	}
 	/* A client sends nothing before this answer (RFC 6455 4.1), so lws
 	 * has read nothing past the request (what one sent with its request
 	 * regardless would be lost: lws 4.1.6 has no way to hand it over). */
@@ -90,15 +99,16 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	/* The first bytes on the socket since the request: it takes them all. */
 	if (util_send_some(lws_get_socket_fd(down), resp, (size_t)n) < n) {
 		lws_set_timeout(down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+		free(client.user_agent);
 		return -1;
 	}
-	conn_open(px, down, path);
+	conn_open(px, down, path, &client);
 	return -1;   /* lws lets its wsi go, on the stand-in */
 }
 
 int downstream_take(struct proxy *px, struct lws *wsi)
 {
-	char key[64] = "", *uri, *path;
+	char key[64] = "", *path;
 	const char *why;
 	int rc;
 
@@ -106,15 +116,9 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
 		return 1;
 	}
-	/* Encoded (access_encode): what is logged and passed on is ASCII,
-	 * whatever bytes the client's %XX decoded to. */
-	uri = http_header_dup(wsi, WSI_TOKEN_GET_URI);
-	path = xmalloc(PROXY_TARGET_MAX);
-	rc = proxy_request_target(wsi, uri, path, PROXY_TARGET_MAX);
-	free(uri);
-	if (rc < 0) {
-		http_refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the URL is too long to pass on");
-		free(path);
+	/* As the client wrote it, as Chrome would have read it. */
+	if (!(path = proxy_request_target(px, wsi))) {
+		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, PROXY_TARGET_REFUSED);
 		return 1;
 	}
 	rc = take_over(px, wsi, key, path);

@@ -2,10 +2,13 @@
  * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "conn.h"
 #include "control.h"
@@ -104,11 +107,49 @@ static json_t *admin_stats(struct proxy *px)
 
 	json_object_update_new(st, stats_json(px->core.stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
+	json_object_set_new(st, "since_us", json_integer((json_int_t)px->stats_since_us));
 	json_object_set_new(st, "upstream", util_json_str(px->upstream));
 	json_object_set_new(st, "policy", admin_policy(px));
 	json_object_set_new(st, "http", listen_json(px));
 	json_object_set_new(st, "log_lost_records", json_integer((json_int_t)log_lost(px->core.log)));
 	return st;
+}
+
+/* GET /proxy/stats?format=text: the connections and their clients, then
+ * the table printed at exit. */
+static void admin_stats_text(struct proxy *px, struct http_reply *r)
+{
+	char *text = NULL, when[32];
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	time_t since = (time_t)(px->stats_since_us / 1000000);
+	struct tm tm;
+
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&since, &tm));
+	fprintf(f, "connections: %u open, %" PRIu64 " in all; counting since %s\n",
+		px->core.conns_open, px->core.conns_total, when);
+	for (const struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		const struct client_id *c = &cc->client;
+		fprintf(f, "conn %" PRIu64 "  %s (by %s)  %s  %s  %s\n", cc->id,
+			c->library ? c->library : "unknown", c->by ? c->by : "none",
+			*c->remote ? c->remote : "-", cc->path, c->user_agent ? c->user_agent : "-");
+	}
+	fputc('\n', f);
+	stats_print(px->core.stats, f);
+	fclose(f);
+	reply_set(r, 200, "text/plain; charset=utf-8", text, n);
+	free(text);
+}
+
+/* POST /proxy/stats/reset: the counts start again (a phase), and the log
+ * says when. */
+static json_t *admin_stats_reset(struct proxy *px)
+{
+	stats_reset(px->core.stats);
+	px->stats_since_us = util_now_us();
+	if (px->core.log)
+		log_event(px->core.log, 0, "stats_reset", json_object());
+	return json_pack("{s:b, s:I}", "reset", 1, "since_us", (json_int_t)px->stats_since_us);
 }
 
 /* PUT /proxy/policy: the body is a policy document, or {"name": N} for the
@@ -305,6 +346,15 @@ void http_events_tick(struct proxy *px)
 	}
 }
 
+/* Does the request ask for ?format=text? */
+static int text_wanted(struct lws *wsi)
+{
+	char arg[16];
+	const char *v = lws_get_urlarg_by_name(wsi, "format=", arg, sizeof arg);
+
+	return v && !strcmp(v, "text");
+}
+
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
 		  const char *path)
 {
@@ -317,8 +367,12 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		reply_json(r, 200, admin_events(px, wsi));
 	else if (!strcmp(path, "/proxy/policies") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_policies(px));
+	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET") && text_wanted(wsi))
+		admin_stats_text(px, r);
 	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
+	else if (!strcmp(path, "/proxy/stats/reset") && !strcmp(method, "POST"))
+		reply_json(r, 200, admin_stats_reset(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_policy(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "PUT") &&
@@ -329,8 +383,8 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
 		reply_json(r, 404, error_json("no such endpoint: GET /proxy/ (the dashboard), "
-					      "/proxy/stats, /proxy/policy, /proxy/policies, /proxy/events "
-					      "and PUT /proxy/policy are"));
+					      "/proxy/stats (?format=text), /proxy/policy, /proxy/policies, "
+					      "/proxy/events, PUT /proxy/policy and POST /proxy/stats/reset are"));
 }
 
 static void up_done(struct http_reply *r, const char *error);
@@ -398,6 +452,17 @@ char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok)
 	return s;
 }
 
+/* Adds the headers every answer has to a header block being built. Each
+ * answer closes its connection: one request a connection, so that each is
+ * the first, whose target listen.c read as the client wrote it. */
+static int common_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
+			  unsigned char **p, unsigned char *end)
+{
+	return lws_add_http_common_headers(wsi, status, type, len, p, end) ||
+	       lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5,
+					    p, end);
+}
+
 int http_refuse(struct lws *wsi, unsigned status, const char *why)
 {
 	/* Plain text: why may quote the request's own headers, which must not
@@ -408,8 +473,8 @@ int http_refuse(struct lws *wsi, unsigned status, const char *why)
 
 	if (n < 0 || n >= (int)(sizeof body - LWS_PRE))
 		n = (int)(sizeof body - LWS_PRE - 1);
-	if (lws_add_http_common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
-					&p, hdr + sizeof hdr - 1) ||
+	if (common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
+			   &p, hdr + sizeof hdr - 1) ||
 	    lws_finalize_write_http_header(wsi, start, &p, hdr + sizeof hdr - 1) ||
 	    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) < n)
 		return -1;
@@ -473,16 +538,15 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 		admin(px, r, wsi, method, uri);
 		return 0;
 	}
-	full = xmalloc(PROXY_TARGET_MAX);
-	if (proxy_request_target(wsi, uri, full, PROXY_TARGET_MAX) < 0)
-		reply_json(r, 414, error_json("the URL is too long to pass on"));
+	/* Passed on byte for byte, as Chrome would have read it. */
+	if (!(full = proxy_request_target(px, wsi)))
+		reply_json(r, 400, error_json(PROXY_TARGET_REFUSED));
 	else
 		forward(px, r, method, full);
 	free(full);
 	return 0;
 }
 
-static int completed(struct http_conn *hc, struct lws *wsi);
 
 /* Writes the status line and headers, then the body a chunk at a time (or,
  * for an event stream, the events as they come). */
@@ -497,9 +561,8 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
 		static const char no_cache[] = "no-cache";
-		if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
-						r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len,
-						&p, end) ||
+		if (common_headers(wsi, (unsigned)r->status, r->content_type,
+				   r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len, &p, end) ||
 		    (r->stream && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
 				(const unsigned char *)no_cache, sizeof no_cache - 1, &p, end)) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
@@ -522,7 +585,7 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 		lws_callback_on_writable(wsi);
 		return 0;
 	}
-	return completed(hc, wsi);
+	return -1;   /* answered: the connection closes (common_headers) */
 }
 
 /* The downstream side of its reply is done with it. */
@@ -538,16 +601,6 @@ static void reply_release_down(struct http_conn *hc)
 		events_stream_forget(hc->px, r);
 	if (!r->up)
 		reply_free(r);
-}
-
-/* The transaction on hc is over and the connection stays: the next request
- * has LISTEN_IDLE_SECS again. */
-static int completed(struct http_conn *hc, struct lws *wsi)
-{
-	if (lws_http_transaction_completed(wsi))
-		return -1;
-	listen_deadline(hc, 1);
-	return 0;
 }
 
 /* The lifetime rule: a downstream HTTP connection's state is its http_conn
@@ -567,7 +620,7 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			return -1;
 		reply_release_down(hc);   /* the previous request on a kept-alive connection */
 		if (http_check_access(px, wsi, 0))
-			return completed(hc, wsi);
+			return -1;   /* refused: the connection closes */
 		on_request(px, hc, wsi, in);
 		/* Chrome's answer is timed by --upstream-timeout; a body still to come, by us. */
 		listen_deadline(hc, hc->reply && hc->reply->want_body);

@@ -40,7 +40,7 @@ static int is_loopback(const struct sockaddr *sa)
 	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-static void addr_text(const struct sockaddr *sa, char *buf, size_t buflen)
+void listen_addr_text(const struct sockaddr *sa, char *buf, size_t buflen)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
 
@@ -114,7 +114,7 @@ int listen_start(struct proxy *px, const char *host, int port, int remote_ok, in
 			dup |= !memcmp(&done[i], ai->ai_addr, ai->ai_addrlen);
 		if (dup)
 			continue;
-		addr_text(ai->ai_addr, addr, sizeof addr);
+		listen_addr_text(ai->ai_addr, addr, sizeof addr);
 		if (!remote_ok && !is_loopback(ai->ai_addr)) {
 			snprintf(err, errlen, "--listen %s resolves to %s, which is not loopback "
 				 "(needs --allow-remote and a token)", host, addr);
@@ -236,9 +236,108 @@ static int out_of_fds(struct listen_state *ls, int lfd)
 	return fd >= 0 ? 0 : -1;
 }
 
-static void take(struct proxy *px, struct listen_state *ls, int fd)
+/* lws 4.1.6 cannot let go of a socket: closing a wsi would shut the
+ * connection down. The socket gets a second descriptor, and the wsi's own
+ * descriptor is pointed at a socket of no consequence (its peer already
+ * gone), which lws then closes. */
+int listen_take_socket(struct lws *wsi)
+{
+	int fd = (int)lws_get_socket_fd(wsi), own, stand_in[2];
+
+	if (fd < 0 || (own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stand_in) < 0) {
+		close(own);
+		return -1;
+	}
+	close(stand_in[1]);
+	if (dup2(stand_in[0], fd) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(stand_in[0]);
+		close(own);
+		return -1;
+	}
+	close(stand_in[0]);
+	return own;
+}
+
+/* Bytes of a request line looked for: lws takes no longer one. */
+#define HEAD_PEEK (8192 + 16)
+#define HEAD_WAIT_MAX_MS 500
+
+/* The watcher's pause is over: look again. */
+static void head_retry(lws_sorted_usec_list_t *sul)
+{
+	struct http_conn *hc = lws_container_of(sul, struct http_conn, head_retry);
+
+	lws_rx_flow_control(hc->wsi, 1);
+}
+
+/* The request line is there (or will never be): hands the connection to
+ * lws's HTTP server. Returns -1: the watcher wsi is to close. */
+static int head_done(struct http_conn *hc, struct lws *watcher)
 {
 	lws_adopt_desc_t ad;
+	struct lws *wsi;
+
+	memset(&ad, 0, sizeof ad);
+	ad.vh = hc->px->vhost;
+	ad.type = LWS_ADOPT_SOCKET | LWS_ADOPT_HTTP;
+	if ((ad.fd.sockfd = listen_take_socket(watcher)) < 0)
+		return -1;
+	if (!(wsi = lws_adopt_descriptor_vhost_via_info(&ad))) {   /* lws closed the socket */
+		hc->px->listen->refused_fds++;
+		return -1;
+	}
+	lws_sul_cancel(&hc->head_retry);
+	lws_set_opaque_user_data(watcher, NULL);
+	hc->wsi = wsi;
+	return -1;
+}
+
+/* May t[0..n) stand in the request line sent to Chrome? Not with a control
+ * byte (a lone CR would start a line of the proxy's making). */
+static int target_ok(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x21 || t[i] == 0x7f)
+			return 0;
+	return n > 0;
+}
+
+/* A look at what the client has sent, without taking it: the request
+ * line's target once the line is whole. A line still coming is looked at
+ * again after a pause that doubles (the bytes stay, so the descriptor
+ * stays readable); the idle deadline bounds the wait. */
+static int head_read(struct http_conn *hc, struct lws *watcher)
+{
+	char buf[HEAD_PEEK];
+	long n = recv((int)lws_get_socket_fd(watcher), buf, HEAD_PEEK, MSG_PEEK | MSG_DONTWAIT);
+	const char *eol = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+	int rc = 0;
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		rc = -1;   /* gone before a request: nothing for lws */
+	} else if (eol || n == HEAD_PEEK) {
+		/* METHOD SP target SP version: no space inside a target. */
+		const char *sp = eol ? memchr(buf, ' ', (size_t)(eol - buf)) : NULL;
+		const char *t = sp ? sp + 1 : NULL, *te = t ? memchr(t, ' ', (size_t)(eol - t)) : NULL;
+		free(hc->target);
+		hc->target = te && target_ok(t, (size_t)(te - t)) ? xstrndup(t, (size_t)(te - t)) : NULL;
+		rc = head_done(hc, watcher);
+	} else if (n > 0) {
+		hc->head_wait_ms = hc->head_wait_ms ? hc->head_wait_ms * 2 : 5;
+		if (hc->head_wait_ms > HEAD_WAIT_MAX_MS)
+			hc->head_wait_ms = HEAD_WAIT_MAX_MS;
+		lws_rx_flow_control(watcher, 0);
+		lws_sul_schedule(lws_get_context(watcher), 0, &hc->head_retry, head_retry,
+				 (lws_usec_t)hc->head_wait_ms * LWS_US_PER_MS);
+	}
+	return rc;
+}
+
+static void take(struct proxy *px, struct listen_state *ls, int fd)
+{
+	lws_sock_file_fd_type d = { .filefd = fd };
 	struct http_conn *hc;
 	struct lws *wsi;
 	int one = 1;
@@ -250,16 +349,16 @@ static void take(struct proxy *px, struct listen_state *ls, int fd)
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	memset(&ad, 0, sizeof ad);
-	ad.vh = px->vhost;
-	ad.type = LWS_ADOPT_SOCKET | LWS_ADOPT_HTTP;
-	ad.fd.sockfd = fd;
-	if (!(wsi = lws_adopt_descriptor_vhost_via_info(&ad))) {   /* lws closed fd */
+	hc = xcalloc(1, sizeof *hc);
+	/* Watched as a raw file first: lws reads nothing before head_read. */
+	if (!(wsi = lws_adopt_descriptor_vhost(px->vhost, LWS_ADOPT_RAW_FILE_DESC, d, "cdp-listen", NULL))) {
+		close(fd);
+		free(hc);
 		ls->refused_fds++;
 		note(ls, "the event loop has no room for a new connection");
 		return;
 	}
-	hc = xcalloc(1, sizeof *hc);
+	lws_set_opaque_user_data(wsi, hc);
 	hc->wsi = wsi;
 	hc->px = px;
 	hc->next = ls->conns;
@@ -278,8 +377,17 @@ int listen_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	struct listen_state *ls = px->listen;
 	int lfd = (int)lws_get_socket_fd(wsi);
 
+	struct http_conn *hc = lws_get_opaque_user_data(wsi);
+
 	(void)user, (void)in, (void)len;
-	if (reason != LWS_CALLBACK_RAW_RX_FILE || !ls)
+	if (hc && reason == LWS_CALLBACK_RAW_RX_FILE)   /* an accepted connection's watcher */
+		return head_read(hc, wsi);
+	if (hc && reason == LWS_CALLBACK_RAW_CLOSE_FILE) {   /* closed before lws had it */
+		lws_set_opaque_user_data(wsi, NULL);
+		listen_forget(px, wsi);
+		return 0;
+	}
+	if (hc || reason != LWS_CALLBACK_RAW_RX_FILE || !ls)
 		return 0;
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -312,6 +420,8 @@ void listen_forget(struct proxy *px, struct lws *wsi)
 	if (!hc)
 		return;
 	lws_sul_cancel(&hc->deadline);
+	lws_sul_cancel(&hc->head_retry);
+	free(hc->target);
 	if (hc->prev)
 		hc->prev->next = hc->next;
 	else

@@ -240,6 +240,7 @@ static struct log_entry *entry_new(struct log *lg, size_t n)
 void log_message(struct log *lg, const struct log_rec *r)
 {
 	size_t blen = 0, n = 0;
+	int json = 0;
 	char *clean = NULL, *o;
 	const char *body = NULL;
 	struct log_entry *e;
@@ -250,6 +251,10 @@ void log_message(struct log *lg, const struct log_rec *r)
 		body = clean ? clean : r->body;
 		blen = log_fmt_utf8_cut(body, len, lg->body_max);
 		n = len;
+		/* Whole and JSON: a message the scanner took (its kind says so), or
+		 * jansson's redacted copy of one. */
+		json = blen && blen == n && strcmp(r->kind, "invalid") && strcmp(r->kind, "binary") &&
+		       !(clean && !strcmp(clean, REDACTED_NOT_JSON));
 	}
 	e = entry_new(lg, sizeof *e + r->method_len + r->session_len + blen);
 	e->t = r->t ? r->t : util_now_us();
@@ -283,6 +288,8 @@ void log_message(struct log *lg, const struct log_rec *r)
 		e->has_body = 1;
 		e->body_len = (uint32_t)blen;
 		e->body_cut = blen < n;
+		e->body_bytes = n;
+		e->body_json = (uint8_t)json;
 		e->redacted = clean != NULL;
 		memcpy(o, body, blen);
 		free(clean);

@@ -181,6 +181,32 @@ static char *at_json_str(char *o, const char *s, size_t n)
 	return o;
 }
 
+/* Writes n bytes of valid JSON (scan.h: structure, strings, numbers) as
+ * they are, but on one line: a CR or LF, which only whitespace between
+ * tokens can be, becomes a space; a byte of a bad UTF-8 sequence, which
+ * only a string can hold, becomes \ufffd. At most 6 n bytes. */
+static char *at_json_raw(char *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n' || c == '\r') {
+			*o++ = ' ';
+		} else if (c < 0x80) {
+			*o++ = (char)c;
+		} else {
+			size_t k = util_utf8_seq((const unsigned char *)s + i, n - i);
+			if (k) {
+				memcpy(o, s + i, k);
+				o += k;
+				i += k - 1;
+			} else {
+				o = AT_LIT(o, "\\ufffd");
+			}
+		}
+	}
+	return o;
+}
+
 size_t log_fmt_utf8_cut(const char *s, size_t n, size_t max)
 {
 	/* A sequence is at most 4 bytes: back up at most 3, so a binary body of
@@ -196,9 +222,10 @@ size_t log_fmt_room(const struct log_entry *e)
 {
 	if (e->text_len)
 		return e->text_len;
-	/* The fixed keys (under 150 bytes), three short names (48), six numbers
-	 * (120), the digits of t copied whole (24), the strings, and the end. */
-	return 342 + JSON_STR_ROOM(e->method_len) + JSON_STR_ROOM(e->session_len) +
+	/* The fixed keys (under 170 bytes), three short names (48), seven
+	 * numbers (140), the digits of t copied whole (24), the strings, and
+	 * the end. */
+	return 372 + JSON_STR_ROOM(e->method_len) + JSON_STR_ROOM(e->session_len) +
 	       (e->has_body ? 64 + JSON_STR_ROOM(e->body_len) : 0);
 }
 
@@ -240,13 +267,15 @@ char *log_fmt_entry(char *o, const struct log_entry *e, struct log_fmt_clock *cl
 	}
 	if (e->by_proxy)
 		o = AT_LIT(o, ",\"by\":\"proxy\"");
-	if (e->has_body) {
+	if (e->has_body && e->body_json) {
+		o = at_json_raw(AT_LIT(o, ",\"body\":"), body, e->body_len);
+	} else if (e->has_body) {
 		o = at_json_str(AT_LIT(o, ",\"body\":"), body, e->body_len);
 		if (e->body_cut)
-			o = AT_LIT(o, ",\"truncated\":true");
-		if (e->redacted)
-			o = AT_LIT(o, ",\"redacted\":true");
+			o = at_uint(AT_LIT(o, ",\"truncated\":true,\"body_bytes\":"), e->body_bytes);
 	}
+	if (e->has_body && e->redacted)
+		o = AT_LIT(o, ",\"redacted\":true");
 	o = AT_LIT(o, "}\n");
 	return o;
 }

@@ -15,11 +15,13 @@ struct log_entry {
 	uint32_t size;                /* of the entry, bytes included; a multiple of 8 */
 	uint32_t text_len;
 	uint64_t t, gen, conn, bytes, rtt_us;
+	uint64_t body_bytes;          /* the whole body's length, when it is cut */
 	int64_t id, error;
 	const char *dir, *kind, *action;   /* static strings, 16 bytes at most */
 	uint32_t method_len, session_len, body_len;
 	uint8_t has_id, has_rtt, has_error, by_proxy, has_method, has_session;
 	uint8_t has_body, body_cut, redacted;
+	uint8_t body_json;            /* the body is whole and valid JSON (scan.h): logged as it is */
 };
 
 #define LOG_ENTRY_ALIGN(n) (((n) + 7) & ~(size_t)7)
@@ -36,7 +38,10 @@ size_t log_fmt_room(const struct log_entry *e);
 
 /* Formats e as one JSON line ending in '\n' at o (log_fmt_room(e) bytes);
  * returns the end of what it wrote. Strings that are not UTF-8 have each
- * byte of a bad sequence written as U+FFFD. */
+ * byte of a bad sequence written as U+FFFD. A body_json body is written as
+ * the JSON it is (line breaks between its tokens made spaces, bad UTF-8 in
+ * its strings \ufffd); any other as a string, with "truncated":true and
+ * "body_bytes" when it was cut. */
 char *log_fmt_entry(char *o, const struct log_entry *e, struct log_fmt_clock *clk);
 
 /* The longest prefix of s[0..n) no longer than max that does not split a

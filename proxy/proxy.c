@@ -53,32 +53,16 @@ void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 	i->pwsi = pwsi;
 }
 
-int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen)
+char *proxy_request_target(struct proxy *px, struct lws *wsi)
 {
-	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS), len, rc = -1;
-	char *arg = xmalloc((size_t)(total > 0 ? total : 0) + 1), *q;   /* holds any one of them */
-	size_t w, n;
+	struct http_conn *hc = listen_conn(px, wsi);
+	char *out;
 
-	if ((w = access_encode(path, strlen(path), 0, out, outlen)) == (size_t)-1)
-		goto out;
-	q = out + w;   /* the path's own '?' are %3F: this is the first */
-	/* Each argument as its own fragment: lws_hdr_copy would join them
-	 * with ',' (and a ',' inside one would be lost in it). */
-	for (int i = 0; total > 0 && (len = lws_hdr_copy_fragment(wsi, arg, total + 1,
-					WSI_TOKEN_HTTP_URI_ARGS, i)) >= 0; i++) {
-		if (w + 2 >= outlen)
-			goto out;
-		out[w++] = i ? '&' : '?';
-		if ((n = access_encode(arg, (size_t)len, 1, out + w, outlen - w)) == (size_t)-1)
-			goto out;
-		w += n;
-	}
-	if (*q && !access_strip_token(q + 1))
-		*q = '\0';   /* no argument left: no '?' either */
-	rc = 0;
-out:
-	free(arg);
-	return rc;
+	if (!hc || !hc->target)
+		return NULL;
+	out = xmalloc(strlen(hc->target) + 1);
+	access_strip_token(hc->target, strlen(hc->target), out);
+	return out;
 }
 
 int proxy_query_token(struct lws *wsi, const char *token)
@@ -147,7 +131,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 
 	memset(px, 0, sizeof *px);
 	px->cfg = *cfg;
-	px->started_us = util_now_us();
+	px->started_us = px->stats_since_us = util_now_us();
 	px->batch = xmalloc(BATCH_BYTES);
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
 	if (cfg->log_path && !(lg = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {

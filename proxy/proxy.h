@@ -41,9 +41,6 @@ struct http_reply;
 
 #define BATCH_BYTES (256 * 1024)
 #define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
-/* A request target as passed on: lws takes 8 KiB of request head, each
- * byte of which may come out as %XX. */
-#define PROXY_TARGET_MAX (3 * 8192 + 2)
 
 struct proxy {
 	struct proxy_config cfg;
@@ -55,6 +52,7 @@ struct proxy {
 	struct conn *dirty;           /* pairs with messages queued this round */
 	struct launch chrome;         /* with --launch */
 	uint64_t started_us;
+	uint64_t stats_since_us;      /* the start, or the last POST /proxy/stats/reset */
 	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
@@ -84,11 +82,12 @@ void proxy_stop(struct proxy *px);
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi);
-/* The request target to pass on: path (lws's decoded one) and the URL
- * arguments as lws decoded them, each re-encoded (access_encode), joined
- * by '&' after a '?', without any token= argument (access_strip_token).
- * 0, or -1 when it does not fit outlen. */
-int proxy_request_target(struct lws *wsi, const char *path, char *out, size_t outlen);
+/* The request target to pass on for the request in hand on wsi: as the
+ * client wrote it (listen.h), less its token= arguments (access.h); NULL
+ * when its request line was longer than lws takes or its target holds a
+ * control byte (answered 400 with PROXY_TARGET_REFUSED). Free it. */
+char *proxy_request_target(struct proxy *px, struct lws *wsi);
+#define PROXY_TARGET_REFUSED "the request target cannot be passed on: over 8 KiB, or a control byte in it"
 /* The request's token= URL arguments against token (access_token_arg on
  * each as lws decoded it): 1 one is right, -1 there are some and none is,
  * 0 there is none. */

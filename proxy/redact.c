@@ -298,8 +298,9 @@ static json_t *redact_wrapped(const char *s, size_t n)
 	if (!mentions_secret(s, n))
 		return NULL;
 	if (!(inner = json_loadb(s, n, JSON_ALLOW_NUL, NULL)))
-		return json_string("<redacted: not JSON>");
-	text = redact_json(inner, &len);
+		return json_string(REDACTED_NOT_JSON);
+	if (!(text = redact_json(inner, &len)))
+		return NULL;
 	inner = json_stringn(text, len);
 	free(text);
 	return inner;
@@ -404,6 +405,8 @@ static char *redact_json(json_t *j, size_t *outlen)
 	json_t *params = json_object_get(j, "params");
 	char *out;
 
+	char *before = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
 	json_incref(params);   /* and params itself */
 	redact_walk(j, CTX_NONE);
 	/* Network.setCookie carries a CookieParam as its params. */
@@ -415,8 +418,16 @@ static char *redact_json(json_t *j, size_t *outlen)
 	out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (!out)   /* jansson's own strings are UTF-8: not expected */
-		out = xstrdup("<redacted: not JSON>");
-	*outlen = strlen(out);
+		out = xstrdup(REDACTED_NOT_JSON);
+	/* A message that names a secret without holding one (a Cookie header
+	 * already empty, say) is not redacted. */
+	if (before && !strcmp(before, out)) {
+		free(out);
+		out = NULL;
+	}
+	free(before);
+	if (out)
+		*outlen = strlen(out);
 	return out;
 }
 
@@ -429,7 +440,7 @@ char *redact_body(const char *body, size_t len, size_t *outlen)
 		return NULL;
 	j = json_loadb(body, len, JSON_ALLOW_NUL, NULL);
 	if (!j) {
-		out = xstrdup("<redacted: not JSON>");
+		out = xstrdup(REDACTED_NOT_JSON);
 		*outlen = strlen(out);
 		return out;
 	}

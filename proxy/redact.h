@@ -6,10 +6,11 @@
 #include <stddef.h>
 
 #define REDACTED "<redacted>"
+#define REDACTED_NOT_JSON "<redacted: not JSON>"
 
-/* If body (a CDP message) may hold a secret, returns a copy with each secret
- * replaced by "<redacted>", and its length in *outlen; NULL when there is
- * nothing to redact (the body may be logged as it is). The secrets, by their
+/* If body (a CDP message) holds a secret, returns a copy (compact JSON) with
+ * each secret replaced by "<redacted>", and its length in *outlen; NULL when
+ * nothing was replaced (the body may be logged as it is). The secrets, by their
  * shapes in browser_protocol.pdl, wherever they are in the message:
  *  - members of a Network.Headers object named Authorization,
  *    Proxy-Authorization, Cookie or Set-Cookie (case and spaces aside);
@@ -29,7 +30,7 @@
  *  - the same inside the message string of Target.sendMessageToTarget and
  *    Target.receivedMessageFromTarget.
  * A body that is not a JSON object or array but may hold a secret is
- * withheld whole: "<redacted: not JSON>". Not recognised: secrets in values
+ * withheld whole: REDACTED_NOT_JSON. Not recognised: secrets in values
  * a page or client computes (a Runtime.evaluate of document.cookie, a URL
  * with a password in it). */
 char *redact_body(const char *body, size_t len, size_t *outlen);

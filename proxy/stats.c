@@ -145,6 +145,15 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 	return *v;
 }
 
+void stats_reset(struct stats *st)
+{
+	table_free(&st->methods, free);
+	table_init(&st->methods);
+	st->last = NULL;
+	st->last_len = 0;
+	st->pending_evicted = 0;
+}
+
 void stats_count(struct stats *st, const char *method, size_t mlen,
 		 enum stats_dir dir, size_t bytes)
 {

@@ -39,6 +39,9 @@ void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec)
 /* n commands were forgotten unanswered: more awaited an answer than a
  * connection keeps (sessions.h). */
 void stats_add_evicted(struct stats *st, uint64_t n);
+/* Forgets every count and histogram, as if st were new: the start of a
+ * phase (POST /proxy/stats/reset). */
+void stats_reset(struct stats *st);
 /* {"methods":{M:{"messages":[up,down],"bytes":[up,down],"rtt_us":hist}},
  *  "domains":{D:{"messages":[up,down],"bytes":[up,down]}}}; a domain is the
  * part of the method before the first '.'; "pending_evicted": see above. */

@@ -59,10 +59,10 @@ sources() {
     # its headers: the driver stands in for the few lws calls the legs make.
     wsleg) echo proxy/wsleg.c proxy/core.c proxy/route.c proxy/control.c proxy/tail.c proxy/msg.c proxy/sessions.c \
         proxy/scan.c proxy/policy.c proxy/stats.c proxy/table.c proxy/util.c proxy/wsframe.c \
-        proxy/log.c proxy/log_fmt.c proxy/redact.c ;;
+        proxy/log.c proxy/log_fmt.c proxy/redact.c proxy/client.c ;;
     access) echo proxy/access.c ;;
     redact) echo proxy/redact.c proxy/util.c ;;
-    log) echo proxy/log_fmt.c proxy/util.c ;;
+    log) echo proxy/log_fmt.c proxy/scan.c proxy/util.c ;;
     esac
 }
 # 16 KiB reaches jansson's nesting limit (2048) with room to spare (and a

@@ -24,8 +24,9 @@ function cdplog(args) {
   return r;
 }
 
-test('start chromium, local server and cdpproxy --log --log-bodies', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async () => {
-  env = await h.setup({ proxyArgs: ['--log-bodies=65536'] });
+// 2 KiB: commands whole, some events (frame trees, attached targets) cut.
+test('start chromium, local server and cdpproxy --log --log-bodies=2048', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async () => {
+  env = await h.setup({ proxyArgs: ['--log-bodies=2048'] });
 });
 
 test('Playwright: two pages, a route, a failing evaluate, a mark', ALL, async (t) => {
@@ -40,6 +41,8 @@ test('Playwright: two pages, a route, a failing evaluate, a mark', ALL, async (t
     await page.evaluate(() => fetch('/data.json').then((r) => r.json()));
     const cdp = await context.newCDPSession(page);
     await cdp.send('CDPProxy.mark', { label: 'phase two' });
+    // A NUL in a string: logged whole, the line holds \u0000.
+    assert.equal((await cdp.send('Runtime.evaluate', { expression: '"a\0b".length' })).result.value, 3);
     await assert.rejects(cdp.send('Runtime.evaluate', { expression: '1', contextId: 987654 }),
       /Cannot find context/, 'an evaluate in no context fails');
     await cdp.detach();
@@ -53,6 +56,31 @@ test('Playwright: two pages, a route, a failing evaluate, a mark', ALL, async (t
   const result = await env.stopProxy();
   records = h.checkProxyExit(assert, result, env.proxy.logPath);
   logPath = env.proxy.logPath;
+});
+
+test('the README\'s jq examples run on whole and cut bodies alike', ALL, (t) => {
+  if (!records) return t.skip('no log');
+  const whole = records.filter((r) => r.body !== undefined && !r.truncated);
+  const cut = records.filter((r) => r.truncated);
+  assert.ok(whole.length > 0 && whole.every((r) => typeof r.body === 'object'), 'whole bodies are JSON objects');
+  assert.ok(cut.length > 0, `some bodies were cut at 2048 bytes (${cut.length})`);
+  for (const r of cut) {
+    assert.equal(typeof r.body, 'string', 'a cut body is a string');
+    assert.ok(r.body_bytes > 2048 && Buffer.byteLength(r.body) <= 2048, `with its whole size: ${r.body_bytes}`);
+  }
+  assert.ok(!records.some((r) => r.redacted), 'nothing to redact, nothing says redacted');
+  const readme = fs.readFileSync(path.join(h.ROOT, 'README.md'), 'utf8');
+  const examples = readme.split('\n').filter((l) => /^jq .* rig\.jsonl$/.test(l));
+  assert.ok(examples.length >= 4, `the README's jq examples: ${examples.length}`);
+  for (const ex of examples) {
+    const args = [...ex.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] !== undefined ? m[1] : m[2]).slice(1, -1);
+    const r = spawnSync('jq', [...args, logPath], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(r.status, 0, `${ex}: exit 0; stderr: ${r.stderr}`);
+    assert.ok(r.stdout.trim().length > 0, `${ex}: prints something`);
+  }
+  const params = spawnSync('jq', ['-c', "select(.kind==\"command\") | {conn, method, params: ((.body | objects | .params) // \"(cut or no body)\")}", logPath], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const nav = params.stdout.split('\n').filter(Boolean).map(JSON.parse).find((x) => x.method === 'Page.navigate');
+  assert.equal(nav && nav.params.url, env.server.url, `params read straight from the body: ${JSON.stringify(nav)}`);
 });
 
 test('summary --json: counts per method and domain equal the log counted here', ALL, (t) => {

@@ -341,7 +341,7 @@ for (const pol of ['no-network', 'network-postdata-cap', 'force-network']) {
       for (const cmd of clientEnables) {
         const js = JSON.stringify(cmd);
         assert.equal(cmd.action, 'rewrite', `every client Network.enable is rewritten: ${js}`);
-        assert.deepEqual(JSON.parse(cmd.body).params, { maxPostDataSize: 65536 }, `it went up with maxPostDataSize 65536: ${js}`);
+        assert.deepEqual(cmd.body.params, { maxPostDataSize: 65536 }, `it went up with maxPostDataSize 65536: ${js}`);
         const resp = responseTo(cmd);
         assert.equal(resp.length, 1, `one answer to ${js}`);
         assert.equal(resp[0].by, undefined, 'Chrome answered it');
@@ -357,7 +357,7 @@ for (const pol of ['no-network', 'network-postdata-cap', 'force-network']) {
           // A session the client detached at once (its newCDPSession /
           // createCDPSession) may go before Chrome answers.
           const detached = records.find((r) => r.kind === 'event' && r.method === 'Target.detachedFromTarget' &&
-            r.t >= cmd.t && r.body.includes(`"${cmd.session}"`));
+            r.t >= cmd.t && r.body.params.sessionId === cmd.session);
           assert.ok(detached, `an unanswered injected command is on a session that detached: ${JSON.stringify(cmd)}`);
           continue;
         }

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "redact.h"
 #include "tap.h"
 #include "util.h"
 
@@ -320,7 +321,7 @@ static void test_escapes(void)
 	static const char nasty[] = "q\"b\\s/n\nt\tc\x01\x1f" "del\x7f" "nul\0e\xc3\xa9" "x\xf0\x9f\x98\x80";
 	static const char sid[] = "\"}{\"\\";
 	size_t n = sizeof nasty - 1;
-	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "event", .method = nasty,
+	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "invalid", .method = nasty,
 			       .method_len = n, .session = sid, .session_len = sizeof sid - 1,
 			       .bytes = n, .body = nasty, .body_len = n };
 	json_t *all = log_these("escapes.log", 1024, &rec, 1), *r = json_array_get(all, 0);
@@ -434,7 +435,7 @@ static void test_bodies(void)
 
 	memset(recs, 0, sizeof recs);
 	for (size_t i = 0; i < n; i++) {
-		recs[i] = (struct log_rec){ .conn = i, .dir = "up", .kind = "command",
+		recs[i] = (struct log_rec){ .conn = i, .dir = "up", .kind = "invalid",
 					    .body = cases[i].body, .body_len = strlen(cases[i].body) };
 		recs[i].bytes = recs[i].body_len;
 	}
@@ -448,6 +449,9 @@ static void test_bodies(void)
 		       "body %zu truncated flag", i);
 		if (!cases[i].truncated)
 			ok(!json_object_get(r, "truncated"), "body %zu: no truncated key", i);
+		else
+			is_int(jint(r, "body_bytes"), (long long)strlen(cases[i].body),
+			       "body %zu: its whole size", i);
 	}
 	json_decref(all);
 }
@@ -457,7 +461,7 @@ static void test_big_body(void)
 {
 	size_t n = 3 << 20;
 	char *body = xmalloc(n);
-	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "response", .has_id = 1, .id = 1,
+	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "invalid", .has_id = 1, .id = 1,
 			       .bytes = n, .body = body, .body_len = n };
 	json_t *all, *v;
 
@@ -470,6 +474,48 @@ static void test_big_body(void)
 	   "3 MiB escaped body round-trips");
 	json_decref(all);
 	free(body);
+}
+
+/* A whole JSON message is logged as the JSON it is, on one line; a cut one
+ * as a string with its whole size; redacted only where a secret went. */
+static void test_json_bodies(void)
+{
+	static const char pretty[] = "{\n  \"id\": 1,\r\n  \"method\": \"Page.navigate\",\n"
+				     "  \"params\": {\"url\": \"a\\nb\xc3\xa9\xff\"}\n}\n";
+	static const char cookie_free[] = "{\"method\":\"Network.getCookies\",\"id\":2}";
+	static const char secret[] = "{\"id\":3,\"result\":{\"headers\":{\"Cookie\":\"a=b\"}}}";
+	struct log_rec recs[4] = {
+		{ .conn = 1, .dir = "up", .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
+		{ .conn = 1, .dir = "up", .kind = "command", .body = cookie_free, .body_len = sizeof cookie_free - 1 },
+		{ .conn = 1, .dir = "down", .kind = "response", .body = secret, .body_len = sizeof secret - 1 },
+		{ .conn = 1, .dir = "up", .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
+	};
+	json_t *all, *b;
+
+	for (int i = 0; i < 4; i++)
+		recs[i].bytes = recs[i].body_len;
+	all = log_these("json-bodies.log", 200, recs, 3);
+	is_int(json_array_size(all), 3, "JSON bodies: one line each, line breaks and all");
+	b = json_object_get(json_array_get(all, 0), "body");
+	ok(json_is_object(b), "a whole body is the JSON object itself");
+	is_str(jstr(json_object_get(b, "params"), "url"), "a\nb\xc3\xa9\xef\xbf\xbd",
+	       "its strings intact, a bad UTF-8 byte U+FFFD");
+	ok(!json_object_get(json_array_get(all, 0), "truncated") &&
+	   !json_object_get(json_array_get(all, 0), "redacted"), "whole, not redacted: neither key");
+	ok(json_is_object(json_object_get(json_array_get(all, 1), "body")) &&
+	   !json_object_get(json_array_get(all, 1), "redacted"),
+	   "a message that names cookies but holds none: not redacted");
+	b = json_array_get(all, 2);
+	ok(json_is_true(json_object_get(b, "redacted")), "a secret replaced: redacted");
+	is_str(jstr(json_object_get(json_object_get(json_object_get(b, "body"), "result"), "headers"), "Cookie"),
+	       REDACTED, "the redacted body is JSON too");
+	json_decref(all);
+	all = log_these("json-cut.log", 20, recs + 3, 1);
+	b = json_array_get(all, 0);
+	ok(json_is_string(json_object_get(b, "body")), "a cut body is a string");
+	ok(json_is_true(json_object_get(b, "truncated")), "... truncated");
+	is_int(jint(b, "body_bytes"), (long long)sizeof pretty - 1, "... with its whole size");
+	json_decref(all);
 }
 
 static void test_events(void)
@@ -749,7 +795,7 @@ static void cleanup(void)
 	static const char *const names[] = {
 		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log", "positions.log",
 		"bodies.log", "big.log", "events.log", "policy.log", "many.log", "flush.log", "numbers.log",
-		"stderr.txt", "cut.log",
+		"stderr.txt", "cut.log", "json-bodies.log", "json-cut.log",
 	};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -772,6 +818,7 @@ int main(void)
 	test_escape_positions();
 	test_bodies();
 	test_big_body();
+	test_json_bodies();
 	test_events();
 	test_policy_fields();
 	test_many();

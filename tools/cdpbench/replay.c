@@ -58,7 +58,7 @@ static int split_lines(const char *text, size_t len, const char *origin, struct 
 			a++;
 		if (a == end || text[a] == '#')
 			continue;
-		j = json_loadb(text + a, end - a, 0, &je);
+		j = json_loadb(text + a, end - a, JSON_ALLOW_NUL, &je);
 		if (!j && !nl)
 			break;
 		if (!j || !json_is_object(j)) {
@@ -146,8 +146,8 @@ static int from_replay_format(struct rec *r, size_t n, const char *origin,
 static char *find_target(struct rec *r, size_t n, const struct sess *s)
 {
 	for (size_t i = 0; i < n; i++) {
-		json_t *j = r[i].j, *msg, *params;
-		const char *kind = str_of(j, "kind"), *path = str_of(j, "path"), *body, *sid;
+		json_t *j = r[i].j, *msg, *params, *body = json_object_get(j, "body");
+		const char *kind = str_of(j, "kind"), *path = str_of(j, "path"), *sid;
 		char *id = NULL;
 
 		if (json_integer_value(json_object_get(j, "conn")) != s->conn || !kind)
@@ -157,7 +157,8 @@ static char *find_target(struct rec *r, size_t n, const struct sess *s)
 			return xstrdup(path + 15);
 		if (!*s->session || strcmp(kind, "event") ||
 		    !(str_of(j, "method") && !strcmp(str_of(j, "method"), "Target.attachedToTarget")) ||
-		    !(body = str_of(j, "body")) || !(msg = json_loads(body, 0, NULL)))
+		    !(msg = json_is_object(body) ? json_incref(body) :
+			    json_loads(json_string_value(body) ? json_string_value(body) : "", 0, NULL)))
 			continue;
 		params = json_object_get(msg, "params");
 		sid = str_of(params, "sessionId");

@@ -91,11 +91,14 @@ static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
 		"messages", "url", "enabled");
 	for (size_t i = 0; i < shown; i++) {
 		const struct cdplog_sess *s = v[i];
-		char en[1024];
+		char en[1024], url[48];
+		const char *u = s->url ? s->url : "";
 		enabled_text(s->enabled, en, sizeof en);
-		fprintf(out, "%-8.8s %4" PRIu64 " %-10.10s %-8.8s %8" PRIu64 "  %-40.40s %s\n", s->id,
+		/* A URL too long for its column says so: cut, then "...". */
+		snprintf(url, sizeof url, strlen(u) > 40 ? "%.37s..." : "%s", u);
+		fprintf(out, "%-8.8s %4" PRIu64 " %-10.10s %-8.8s %8" PRIu64 "  %-40s %s\n", s->id,
 			s->conn, s->type ? s->type : "?", s->target ? s->target : "?", s->messages,
-			s->url ? s->url : "", en);
+			url, en);
 	}
 	if (shown < n)
 		fprintf(out, "(%zu more; --top 0 shows all)\n", n - shown);

@@ -28,7 +28,7 @@ int cdplog_read(FILE *f, cdplog_fn fn, void *arg, struct cdplog_input *in, char 
 			n--;
 		if (!n)
 			continue;
-		obj = json_loadb(line, (size_t)n, 0, &jerr);
+		obj = json_loadb(line, (size_t)n, JSON_ALLOW_NUL, &jerr);
 		if (!obj || cdplog_rec_from(obj, in->lines, &r) < 0) {
 			if (!in->bad++) {
 				in->first_bad = in->lines;

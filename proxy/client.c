@@ -1,0 +1,51 @@
+/* client: who a WebSocket client is, told from its upgrade request. Pure. */
+#include "client.h"
+
+#include <string.h>
+
+#include "util.h"
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+const char *client_library(const struct client_hello *h, const char **by)
+{
+	/* By User-Agent: what each library puts there by default. */
+	static const struct { const char *prefix, *library; } agents[] = {
+		{ "Playwright/", "playwright" },
+		{ "Puppeteer", "puppeteer" },
+		{ "chromedriver", "chromedriver" },
+	};
+	const char *ua = h->user_agent, *origin = h->origin;
+
+	*by = "user-agent";
+	for (size_t i = 0; i < sizeof agents / sizeof agents[0]; i++)
+		if (starts(ua, agents[i].prefix))
+			return agents[i].library;
+	if (strstr(ua, " websockets/"))   /* "Python/3.11 websockets/10.4" */
+		return "python-websockets";
+	*by = "handshake";
+	if (starts(origin, "devtools://"))
+		return "devtools-frontend";
+	if (strstr(ua, "Mozilla/"))
+		return "browser";
+	if (!*ua && !*origin && h->pragma)
+		return "chromedriver";
+	/* websocket-client sends an Origin made of its own Host header. */
+	if (!*ua && starts(origin, "http://") && *h->host && !strcmp(origin + 7, h->host))
+		return "python-websocket-client";
+	if (!*ua && !*origin && !h->pragma)
+		return h->extensions ? "node-ws" : "chrome-remote-interface";
+	*by = "none";
+	return "unknown";
+}
+
+json_t *client_json(const struct client_id *c)
+{
+	return json_pack("{s:s, s:s, s:o, s:o}", "library", c->library ? c->library : "unknown",
+			 "by", c->by ? c->by : "none",
+			 "user_agent", c->user_agent ? util_json_str(c->user_agent) : json_null(),
+			 "remote", util_json_str(c->remote));
+}

@@ -1,0 +1,38 @@
+/* client: who a WebSocket client is, told from its upgrade request. Pure. */
+#ifndef CDPPROXY_CLIENT_H
+#define CDPPROXY_CLIENT_H
+
+#include <jansson.h>
+
+/* What a client's upgrade request says about it ("" for a header it did
+ * not send). */
+struct client_hello {
+	const char *user_agent, *origin, *host;
+	int extensions;               /* it sent Sec-WebSocket-Extensions */
+	int pragma;                   /* it sent Pragma (browsers and ChromeDriver do) */
+};
+
+/* One connection's client: what the proxy shows in /proxy/stats and logs
+ * in the open record. */
+struct client_id {
+	char *user_agent;             /* NULL: none sent */
+	char remote[80];              /* address:port, "" when not a socket */
+	const char *library;          /* client_library's answer */
+	const char *by;               /* ... and what told it */
+};
+
+/* The library that sent hello, as measured on each client's defaults:
+ * "playwright", "puppeteer", "python-websockets" and "chromedriver" (its
+ * HTTP requests) by their User-Agent ("user-agent"); without one, by the
+ * headers each sends ("handshake"): "devtools-frontend" (Origin
+ * devtools://), "browser" (another page in a browser), "chromedriver"
+ * (Pragma, no Origin), "python-websocket-client" (Origin http:// and the
+ * request's Host), "chrome-remote-interface" (nothing else: no extensions,
+ * no Origin), "node-ws" (extensions, nothing else). "unknown" when none
+ * fits. *by gets "user-agent", "handshake" or "none". */
+const char *client_library(const struct client_hello *h, const char **by);
+
+/* {"library","by","user_agent","remote"} (user_agent null when none). */
+json_t *client_json(const struct client_id *c);
+
+#endif
