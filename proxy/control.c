@@ -120,13 +120,14 @@ static json_t *mark(struct core_conn *cc, const char *sid, json_t *params, int *
 	}
 	cc->core->marks++;
 	if (cc->core->tail)
-		tail_note(cc->core->tail, "mark", cc->id, json_string_value(label), util_now_us());
+		tail_note(cc->core->tail, "mark", cc->id, json_string_value(label), cc->core->read_wall_us);
 	if (cc->core->log) {
 		json_t *f = json_object();
 		json_object_set(f, "label", label);
 		if (*sid)
 			json_object_set_new(f, "session", json_string(sid));
-		log_event(cc->core->log, cc->id, "mark", f);
+		/* The command's read time: messages read after it sort after it. */
+		log_event_at(cc->core->log, cc->core->read_wall_us, cc->id, "mark", f);
 	}
 	return json_object();
 }

@@ -324,8 +324,13 @@ static void write_entries(struct log *lg, const struct log_buf *b)
 
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
 {
+	log_event_at(lg, util_now_us(), conn, kind, fields);
+}
+
+void log_event_at(struct log *lg, uint64_t t_us, uint64_t conn, const char *kind, json_t *fields)
+{
 	size_t n;
-	char *line = log_fmt_event(util_now_us(), lg->gen, conn, kind, fields, &n);
+	char *line = log_fmt_event(t_us, lg->gen, conn, kind, fields, &n);
 	struct log_entry *e = entry_new(lg, sizeof *e + n);
 
 	e->text_len = (uint32_t)n;

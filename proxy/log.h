@@ -40,6 +40,9 @@ void log_message(struct log *lg, const struct log_rec *rec);
  * NULL fields (json_pack's answer to a string that is not UTF-8: build such
  * strings with util_json_str) give a record with "fields_invalid":true. */
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields);
+/* The same, stamped t_us (wall clock, us): an event caused by a message
+ * takes the message's time, so it sorts where the message does. */
+void log_event_at(struct log *lg, uint64_t t_us, uint64_t conn, const char *kind, json_t *fields);
 /* Log bodies with their secrets (auth headers, cookies); by default they are
  * redacted (redact.h). */
 void log_show_secrets(struct log *lg);
