@@ -101,10 +101,24 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
   if (!chrome) return t.skip('setup failed');
   const help = spawnSync(h.PROXY_BIN, ['--help'], { encoding: 'utf8' });
   assert.match(`${help.stdout}${help.stderr}`, /--log-required/, 'the proxy has --log-required');
-  const proxy = await proxyWith(['--log', '/dev/full', '--log-required']);
+  // The log is a FIFO this test reads until the client is connected and has
+  // been answered, then closes: the proxy's next write fails (EPIPE). With
+  // /dev/full the record of the start policy was lost ~200 ms after start,
+  // which on a busy machine came before the client had even connected.
+  const dir = h.tmpdir('cdpproxy-fifo-');
+  const fifo = `${dir.dir}/log.fifo`;
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+  const reader = fs.createReadStream(fifo);
+  let logged = '';
+  reader.on('data', (d) => { logged += d; });
+  reader.on('error', () => {});
+  const proxy = await proxyWith(['--log', fifo, '--log-required']);
   const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
   const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
-  // Until the proxy stops (a busy machine takes longer to lose a record).
+  await cdp.call('Runtime.evaluate', { expression: '1' });
+  await h.waitFor(() => logged.includes('Runtime.evaluate'), { what: 'the log to carry the first command' });
+  reader.destroy();
+  // Until the proxy stops.
   const until = Date.now() + 30000;
   let closed;
   try {
@@ -120,6 +134,7 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
   assert.equal(result.code, 1, `exit status 1: ${result.stderr.slice(0, 400)}`);
   assert.ok(closed && [1001, 1011].includes(closed.code), `the client's connection closed by the proxy: ${JSON.stringify(closed)}`);
   proxy.removeDir();
+  dir.remove();
 });
 
 test('stop chromium', ALL, async (t) => {
