@@ -140,7 +140,8 @@ fuzz: deps
 # Proxy overhead (issue 5): the same cdp-load workloads direct to cdp-echo,
 # through cdpproxy without and with --log, nginx and Node's http-proxy, then
 # real Chromium; interleaved rounds, medians and ratios; JSON in $(B).
-bench-proxy: deps
+bench-proxy:
+	@tools/deps.sh --bench
 	$(MAKE) all
 	B=$(B) tools/bench-proxy.sh --json $(B)/bench-proxy.json
 
