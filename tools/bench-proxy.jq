@@ -42,7 +42,7 @@ def efficiency($measured; $sys):
         value: (map(if .ok and .proxy_cpu_ns != null then
                       .proxy_cpu_ns / 1e3 / (if .events > 0 then .events else .answers end)
                     else null end) as $us
-          | {rounds: length, ok: all(.ok),
+          | {rounds: length, ok: all(.ok), ok_rounds: map(select(.ok)) | length,
              rate: (.[0].rate), achieved: (map(.rate_achieved) | median),
              cpu_us: ($us | median), cpu_us_min: ($us | map(select(. != null)) | min),
              cpu_us_max: ($us | map(select(. != null)) | max)})
@@ -157,7 +157,8 @@ def table:
       | .key as $w | .value as $e
       | erow($w | wlabel; [$ps[] as $v | $e[$v] // null
           | if . == null or .cpu_us == null then "-"
-            else "\(.cpu_us | fixed(2)) [\(.cpu_us_min | fixed(2))-\(.cpu_us_max | fixed(2))] \(.to_nginx | fixed(2))x" end]),
+            else "\(.cpu_us | fixed(2)) [\(.cpu_us_min | fixed(2))-\(.cpu_us_max | fixed(2))] \(.to_nginx | fixed(2))x"
+                 + (if .ok_rounds < .rounds then " (\(.ok_rounds)/\(.rounds) ok)" else "" end) end]),
         (if ([$e[]? | .syscalls] | any(. != null)) then
            erow("    syscalls / ctx switches"; [$ps[] as $v | $e[$v] // null
              | if . == null or .syscalls == null then "-"

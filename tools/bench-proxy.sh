@@ -181,7 +181,7 @@ work_pid() {
 # 10 ms ticks). A variant's log writer thread is counted too.
 cpu_ns() {
 	[ -n "$1" ] && [ -d "/proc/$1/task" ] || { echo 0; return; }
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 cpu_ticks() {  # utime + stime of a pid
@@ -256,9 +256,12 @@ run() {
 }
 
 # Each workload: rounds of all variants, the order rotated every round.
+# Paced workloads leave direct out: there is no proxy to measure.
 run_workloads() {
 	local path=$1; shift
-	local spec name args r i n=${#VARIANTS[@]}
+	local spec name args r i vs=("${VARIANTS[@]}") n
+	[[ $1 == paced-* ]] && vs=("${VARIANTS[@]:1}")
+	n=${#vs[@]}
 	for spec in "$@"; do
 		name=${spec%%|*}
 		args=${spec#*|}
@@ -266,7 +269,7 @@ run_workloads() {
 		for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
 			for ((i = 0; i < n; i++)); do
 				# shellcheck disable=SC2086 # args are words by design
-				run "$name" "$r" "${VARIANTS[(i + r + n) % n]}" "$path" $args
+				run "$name" "$r" "${vs[(i + r + n) % n]}" "$path" $args
 			done
 		done
 		echo >&2
@@ -287,9 +290,9 @@ record_rss() {  # PHASE: each proxy's peak RSS now
 EFFICIENCY_WORKLOADS=(
 	"paced-20k|--connections 8 --in-flight 256 --rate 20000 --cmd-size 150 --result-size 150"
 	"paced-100k|--connections 8 --in-flight 256 --rate 100000 --cmd-size 150 --result-size 150"
-	"paced-250k|--connections 8 --in-flight 256 --rate 250000 --cmd-size 150 --result-size 150"
-	"paced-flood-20k|--connections 1 --in-flight 8 --rate 20000 --flood 20 --event-size 1KiB"
-	"paced-flood-100k|--connections 1 --in-flight 8 --rate 100000 --flood 20 --event-size 1KiB"
+	"paced-200k|--connections 8 --in-flight 256 --rate 200000 --cmd-size 150 --result-size 150"
+	"paced-flood-20k|--connections 1 --in-flight 64 --rate 20000 --flood 20 --event-size 1KiB"
+	"paced-flood-100k|--connections 1 --in-flight 64 --rate 100000 --flood 20 --event-size 1KiB"
 )
 
 # Syscalls and context switches per message, once per variant and paced

@@ -136,7 +136,7 @@ static void send_command(struct load_conn *c)
 	for (int i = 0; i < nparts; i++)
 		c->bytes_up += lens[i];
 	c->sent++;
-	p->sent_ns = util_mono_ns();
+	p->sent_ns = c->ld->last_send_ns = util_mono_ns();
 }
 
 static void begin_close(struct load_conn *c)

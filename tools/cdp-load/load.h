@@ -94,6 +94,7 @@ struct load {
 	size_t n_diffs, cap_diffs;
 	const char *pattern;        /* pattern_get() for the largest message */
 	uint64_t start_ns, last_ns, progress_ns;  /* progress: last byte in */
+	uint64_t last_send_ns;      /* when the last command went out */
 	int connected, running, finished, stopping, failed;
 	char first_error[512];
 };

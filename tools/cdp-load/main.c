@@ -41,9 +41,10 @@ static void usage(FILE *out)
 	      "  --params JSON       are checked for id and order only (default {})\n"
 	      "  --rate N            paced: N messages/s overall (answers; with --flood,\n"
 	      "                      events), spread evenly over the connections and\n"
-	      "                      over time (a 1 ms tick); --in-flight caps each\n"
-	      "                      connection. Fails if the achieved rate is more than\n"
-	      "                      3% below N\n"
+	      "                      over time (a 1 ms tick). --in-flight caps what each\n"
+	      "                      connection has outstanding, so sending falls behind\n"
+	      "                      when answers do: fails if the rate sent at is more\n"
+	      "                      than 3% below N\n"
 	      "  --baseline URL      paired round trips: commands alternate, one at a time,\n"
 	      "                      between URL (say, Chrome direct) and the main URL (say,\n"
 	      "                      through a proxy); reports the main's added round trip\n"
@@ -327,14 +328,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* --rate: the rate achieved, in the messages paced (events of floods, or answers). */
-static double paced_achieved(const struct load *l, uint64_t answered, uint64_t events, double secs)
+/* --rate: the rate achieved, in the messages paced (a flood's events, or
+ * answers): those of the commands sent, over the time they were sent in.
+ * Sending falls behind when the answers do (--in-flight caps what is
+ * outstanding); all of them arriving is checked apart. The last answers'
+ * wait does not count: on a busy machine a few late ones would read as a
+ * slower rate. */
+static double paced_achieved(const struct load *l, uint64_t sent)
 {
-	return (double)(l->cfg.flood ? events : answered) / secs;
+	double secs = (double)(l->last_send_ns - l->start_ns) / 1e9;
+
+	if (secs <= 0)
+		return 0;
+	return (double)sent * (l->cfg.flood ? (double)l->cfg.flood : 1.0) / secs;
 }
 
-static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
-		   uint64_t up, uint64_t down, double secs)
+static void report(FILE *out, const struct load *l, uint64_t sent, uint64_t answered,
+		   uint64_t events, uint64_t up, uint64_t down, double secs)
 {
 	const struct lat_hist *h = &l->rtt;
 
@@ -355,8 +365,8 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 		fprintf(out, "  %" PRIu64 " events: %.0f/s\n", events, (double)events / secs);
 	if (l->cfg.rate > 0)
 		fprintf(out, "  paced at %.0f %s/s: achieved %.0f/s (%.1f%%)\n", l->cfg.rate,
-			l->cfg.flood ? "events" : "answers", paced_achieved(l, answered, events, secs),
-			100.0 * paced_achieved(l, answered, events, secs) / l->cfg.rate);
+			l->cfg.flood ? "events" : "answers", paced_achieved(l, sent),
+			100.0 * paced_achieved(l, sent) / l->cfg.rate);
 	fprintf(out, "  round trip (us): min %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
 		"max %.1f  mean %.1f\n", (double)h->min / 1e3, (double)lat_hist_quantile(h, 0.5) / 1e3,
 		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
@@ -378,8 +388,8 @@ static void write_hist(FILE *out, const struct lat_hist *h)
 		(double)h->max / 1e3, h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
 }
 
-static void write_json(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
-		       uint64_t up, uint64_t down, double secs)
+static void write_json(FILE *out, const struct load *l, uint64_t sent, uint64_t answered,
+		       uint64_t events, uint64_t up, uint64_t down, double secs)
 {
 	fprintf(out, "{\"ok\":%s,\"error\":\"", l->failed ? "false" : "true");
 	for (const char *p = l->first_error; *p; p++) {
@@ -393,7 +403,7 @@ static void write_json(FILE *out, const struct load *l, uint64_t answered, uint6
 		"\"rate\":%.1f,\"rate_achieved\":%.1f,\"rtt_us\":", l->cfg.connections,
 		l->cfg.in_flight, secs, answered, (double)answered / secs, events,
 		(double)events / secs, up, down, (double)up / secs / 1e6, (double)down / secs / 1e6,
-		l->cfg.rate, l->cfg.rate > 0 ? paced_achieved(l, answered, events, secs) : 0.0);
+		l->cfg.rate, l->cfg.rate > 0 ? paced_achieved(l, sent) : 0.0);
 	write_hist(out, &l->rtt);
 	if (l->cfg.paired) {
 		fputs(",\"baseline_rtt_us\":", out);
@@ -471,13 +481,13 @@ int main(int argc, char **argv)
 		qsort(ld.diffs, ld.n_diffs, sizeof *ld.diffs, cmp_i64);
 	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
 	if (!ld.failed && cfg->rate > 0 &&
-	    paced_achieved(&ld, answered, events, secs) < cfg->rate * (1 - RATE_TOLERANCE))
+	    paced_achieved(&ld, sent) < cfg->rate * (1 - RATE_TOLERANCE))
 		load_fail(&ld, "paced at %.0f/s but achieved %.0f/s (%.1f%% short): the peer, the "
 			  "proxy or this machine cannot keep up (or --in-flight %d is too few)",
-			  cfg->rate, paced_achieved(&ld, answered, events, secs),
-			  100.0 * (1 - paced_achieved(&ld, answered, events, secs) / cfg->rate),
+			  cfg->rate, paced_achieved(&ld, sent),
+			  100.0 * (1 - paced_achieved(&ld, sent) / cfg->rate),
 			  cfg->in_flight);
-	report(stderr, &ld, answered, events, up, down, secs);
+	report(stderr, &ld, sent, answered, events, up, down, secs);
 	if (!quiet && ld.rtt.n)
 		lat_hist_print(&ld.rtt, stderr, 1000, "us");
 	if (ld.failed)
@@ -490,7 +500,7 @@ int main(int argc, char **argv)
 		if (!f) {
 			perror(json);
 		} else {
-			write_json(f, &ld, answered, events, up, down, secs);
+			write_json(f, &ld, sent, answered, events, up, down, secs);
 			if (f != stdout)
 				fclose(f);
 		}
