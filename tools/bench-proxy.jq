@@ -22,7 +22,7 @@ def fixed(d):
     | (if $neg then "-" else "" end) + $t[:-d] + "." + $t[-d:]
   end;
 
-def variant_order: ["direct", "cdpproxy", "cdpproxy-log", "nginx", "http-proxy"];
+def variant_order: ["direct", "cdpproxy", "cdpproxy-log", "before", "before-log", "nginx", "http-proxy"];
 
 # The number each workload is judged by, and whether lower is better.
 def headline: {

@@ -14,13 +14,17 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$ROOT/build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-ROUNDS=5 SECONDS_PER_RUN=2 WARMUP=1 QUICK=0 CHROME=1 JSON="" ONLY_EFFICIENCY=0
+ROUNDS=5 SECONDS_PER_RUN=2 WARMUP=1 QUICK=0 CHROME=1 JSON="" ONLY_EFFICIENCY=0 BEFORE="" SKIP=""
 
 usage() {
 	cat <<EOF
 usage: tools/bench-proxy.sh [--quick] [--rounds N] [--seconds S] [--no-chromium] [--efficiency-only] [--json FILE]
   --quick        one short round, no warm-up: checks it all runs (make test)
   --efficiency-only  only the paced runs (CPU, syscalls per message)
+  --before BIN   also another cdpproxy binary (say, a build of the last
+                 commit), as variants before and before-log, interleaved
+                 with the rest: an A/B of a change in one run
+  --skip LIST    leave these variants out (comma-separated: http-proxy,...)
   --rounds N     measured rounds after the warm-up (default 5)
   --seconds S    length of each run (default 2)
   --no-chromium  skip the real-Chromium workloads
@@ -36,6 +40,8 @@ while [ $# -gt 0 ]; do
 	--seconds) SECONDS_PER_RUN=$2; shift ;;
 	--no-chromium) CHROME=0 ;;
 	--efficiency-only) ONLY_EFFICIENCY=1 CHROME=0 ;;
+	--before) BEFORE=$2; shift ;;
+	--skip) SKIP=,$2,; shift ;;
 	--json) JSON=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "bench-proxy: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -197,15 +203,22 @@ peak_rss_kib() {
 # Starts the proxies in front of upstream port $1; fills VARIANTS.
 start_proxies() {
 	local up=$1
-	VARIANTS=(direct cdpproxy cdpproxy-log nginx)
+	local v
+	VARIANTS=(direct cdpproxy cdpproxy-log)
 	PORT[direct]=$up
 	start cdpproxy "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:$up"
 	start cdpproxy-log "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:$up" \
 		--log "$TMP/cdpproxy.jsonl"
-	wait_listening cdpproxy
-	wait_listening cdpproxy-log
+	if [ -n "$BEFORE" ]; then
+		start before "$BEFORE" --listen 127.0.0.1:0 --upstream "127.0.0.1:$up"
+		start before-log "$BEFORE" --listen 127.0.0.1:0 --upstream "127.0.0.1:$up" \
+			--log "$TMP/before.jsonl"
+		VARIANTS+=(before before-log)
+	fi
+	for v in "${VARIANTS[@]:1}"; do wait_listening "$v"; done
+	VARIANTS+=(nginx)
 	start_nginx "$up"
-	if have_http_proxy; then
+	if have_http_proxy && [[ $SKIP != *,http-proxy,* ]]; then
 		start http-proxy node "$ROOT/tools/bench-http-proxy.js" "$up"
 		wait_listening http-proxy
 		VARIANTS+=(http-proxy)
@@ -214,7 +227,7 @@ start_proxies() {
 
 stop_proxies() {
 	local v
-	for v in http-proxy nginx cdpproxy-log cdpproxy; do stop "$v"; done
+	for v in http-proxy nginx before-log before cdpproxy-log cdpproxy; do stop "$v"; done
 }
 
 # --- runs ----------------------------------------------------------------------
@@ -230,7 +243,8 @@ run() {
 	[[ $workload == *ping-pong && $variant != direct ]] &&
 		pair=(--baseline "ws://127.0.0.1:${PORT[direct]}$path")
 	wpid=$(work_pid "$variant")
-	[ "$variant" = cdpproxy-log ] && : >"$TMP/cdpproxy.jsonl"  # keep the disk bounded
+	: >"$TMP/cdpproxy.jsonl"  # keep the disk bounded
+	: >"$TMP/before.jsonl"
 	c0=$(cpu_ticks "$wpid")
 	n0=$(cpu_ns "$wpid")
 	t0=$(date +%s.%N)
@@ -310,7 +324,8 @@ count_syscalls() {
 		for v in "${VARIANTS[@]}"; do
 			[ "$v" = direct ] && continue
 			wpid=$(work_pid "$v")
-			[ "$v" = cdpproxy-log ] && : >"$TMP/cdpproxy.jsonl"
+			: >"$TMP/cdpproxy.jsonl"
+			: >"$TMP/before.jsonl"
 			perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$wpid" -o "$out" &
 			local perf_pid=$!
 			sleep 0.2  # perf attaches
@@ -354,8 +369,10 @@ echo "bench-proxy: $ROUNDS round(s) of ${SECONDS_PER_RUN} s$([ "$WARMUP" = 1 ] &
 start cdp-echo "$B/cdp-echo" --listen 127.0.0.1:0
 wait_listening cdp-echo
 start_proxies "${PORT[cdp-echo]}"
-if [ "$QUICK" = 1 ]; then  # one paced run of each kind, to see that they work
-	run_workloads /devtools/page/bench "${EFFICIENCY_WORKLOADS[0]}" "${EFFICIENCY_WORKLOADS[3]}"
+if [ "$QUICK" = 1 ]; then  # a slow paced run of each kind, to see that they work
+	run_workloads /devtools/page/bench \
+		"paced-2k|--connections 8 --in-flight 256 --rate 2000 --cmd-size 150 --result-size 150" \
+		"paced-flood-2k|--connections 1 --in-flight 64 --rate 2000 --flood 20 --event-size 1KiB"
 else
 	run_workloads /devtools/page/bench "${EFFICIENCY_WORKLOADS[@]}"
 	count_syscalls /devtools/page/bench "${EFFICIENCY_WORKLOADS[@]}"
