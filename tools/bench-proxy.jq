@@ -157,8 +157,11 @@ def table:
       | .key as $w | .value as $e
       | erow($w | wlabel; [$ps[] as $v | $e[$v] // null
           | if . == null or .cpu_us == null then "-"
-            else "\(.cpu_us | fixed(2)) [\(.cpu_us_min | fixed(2))-\(.cpu_us_max | fixed(2))] \(.to_nginx | fixed(2))x"
-                 + (if .ok_rounds < .rounds then " (\(.ok_rounds)/\(.rounds) ok)" else "" end) end]),
+            else "\(.cpu_us | fixed(2)) [\(.cpu_us_min | fixed(2))-\(.cpu_us_max | fixed(2))] \(.to_nginx | fixed(2))x" end]),
+        (if ([$e[]? | .ok_rounds < .rounds] | any) then
+           erow("    rounds that kept the rate"; [$ps[] as $v | $e[$v] // null
+             | if . == null then "-" else "\(.ok_rounds)/\(.rounds)" end])
+         else empty end),
         (if ([$e[]? | .syscalls] | any(. != null)) then
            erow("    syscalls / ctx switches"; [$ps[] as $v | $e[$v] // null
              | if . == null or .syscalls == null then "-"
