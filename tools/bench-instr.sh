@@ -153,7 +153,7 @@ jq -n --slurpfile ir "$TMP/ir.jsonl" --slurpfile msgs "$TMP/msgs.jsonl" \
 	 per_message: ([$ir[] | .workload] | unique | map(. as $w
 	   | (msgs($w; 3) - msgs($w; 1)) as $dm
 	   | {key: $w, value: ([$ir[] | select(.workload == $w) | .module] | unique
-	       | map({key: ., value: ((ir($w; 3; .) - ir($w; 1; .)) / $dm | round)}) | from_entries)})
+	       | map({key: ., value: (((ir($w; 3; .) - ir($w; 1; .)) / $dm | round) + 0)}) | from_entries)})
 	   | from_entries)}' >"$TMP/summary.json"
 mkdir -p "$(dirname "$JSON")"
 mv "$TMP/summary.json" "$JSON"
