@@ -38,7 +38,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy
+.PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy bench-instr
 all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
@@ -142,9 +142,16 @@ fuzz: deps
 # Proxy overhead (issue 5): the same cdp-load workloads direct to cdp-echo,
 # through cdpproxy without and with --log, nginx and Node's http-proxy, then
 # real Chromium; interleaved rounds, medians and ratios; JSON in $(B).
-bench-proxy: deps
+bench-proxy:
+	@tools/deps.sh --bench
 	$(MAKE) all
 	B=$(B) tools/bench-proxy.sh --json $(B)/bench-proxy.json
+
+# Instructions per message of cdpproxy alone, by module (callgrind, a fixed
+# number of messages): a regression figure independent of the host's load.
+bench-instr: deps
+	$(MAKE) all
+	B=$(B) tools/bench-instr.sh --json $(B)/bench-instr.json
 
 # The long variants of the fault tests (20,000 connect/disconnect cycles, ...).
 soak: deps

@@ -99,6 +99,55 @@ static inline unsigned block_special(const char *p)
 }
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SCAN_AVX2 1
+
+/* Whether this CPU has AVX2: set once at start-up (scan_set_avx2 for tests). */
+static int use_avx2;
+
+__attribute__((constructor)) static void scan_detect(void)
+{
+	use_avx2 = __builtin_cpu_supports("avx2");
+}
+
+/* AVX2, 64 bytes a step: the first byte of p[0..end) that ends plain string
+ * content, or where fewer than 64 bytes are left. Compiled for AVX2 alone
+ * and called only when the CPU has it. */
+__attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p, const char *end)
+{
+	const __m256i quote = _mm256_set1_epi8('"'), slash = _mm256_set1_epi8('\\');
+	const __m256i c1f = _mm256_set1_epi8(0x1f);
+
+	for (; end - p >= 64; p += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+		/* as block_special: quote, backslash, or unsigned below 0x20 */
+		__m256i sa = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, quote),
+			_mm256_cmpeq_epi8(a, slash)), _mm256_cmpeq_epi8(_mm256_max_epu8(a, c1f), c1f));
+		__m256i sb = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(b, quote),
+			_mm256_cmpeq_epi8(b, slash)), _mm256_cmpeq_epi8(_mm256_max_epu8(b, c1f), c1f));
+		uint64_t m = (uint32_t)_mm256_movemask_epi8(sa) |
+			     (uint64_t)(uint32_t)_mm256_movemask_epi8(sb) << 32;
+		if (m)
+			return p + __builtin_ctzll(m);
+	}
+	return p;
+}
+#endif
+
+int scan_set_avx2(int on)
+{
+#if defined(SCAN_AVX2)
+	int was = use_avx2;
+	use_avx2 = on && __builtin_cpu_supports("avx2");
+	return was;
+#else
+	(void)on;
+	return 0;
+#endif
+}
+
 /* The general case of skip_string below: long strings and escapes. */
 static const char *skip_string_slow(struct scanner *s, const char *p, int *escaped)
 {
@@ -108,6 +157,10 @@ static const char *skip_string_slow(struct scanner *s, const char *p, int *escap
 	for (;;) {
 		/* The hot loop: base64 screenshots are tens of MB of plain bytes,
 		 * and a flood of events is mostly string bytes too. */
+#if defined(SCAN_AVX2)
+		if (use_avx2 && end - p >= 64)
+			p = plain_run_avx2(p, end);   /* at a special byte, or < 64 left */
+#endif
 #if defined(__SSE2__)
 		while (end - p >= 32) {
 			unsigned m = block_special(p) | block_special(p + 16) << 16;
@@ -116,6 +169,24 @@ static const char *skip_string_slow(struct scanner *s, const char *p, int *escap
 				goto special;
 			}
 			p += 32;
+		}
+		if (end - p >= 16) {
+			unsigned m = block_special(p);
+			if (m) {
+				p += __builtin_ctz(m);
+				goto special;
+			}
+			p += 16;
+		}
+		/* The last 1-15 bytes in one look: the 16 that end the input,
+		 * those before p shifted out. */
+		if (p < end && end - s->buf >= 16) {
+			unsigned m = block_special(end - 16) >> (16 - (end - p));
+			if (m) {
+				p += __builtin_ctz(m);
+				goto special;
+			}
+			p = end;
 		}
 #endif
 		while (end - p >= 8 && !word_special(p))

@@ -44,6 +44,11 @@ struct scan_result {
  * A key is matched on its decoded form, so "met\u0068od" is "method". */
 int scan_message(const char *buf, size_t len, struct scan_result *r);
 
+/* Strings are skipped with AVX2 when the CPU has it (found at start-up),
+ * else with SSE2. Turns AVX2 off (0) or back on where there is any, for tests
+ * that check both give the same; returns whether it was on. */
+int scan_set_avx2(int on);
+
 /* Copies the decoded value of s (from buf) into out as a NUL-terminated UTF-8
  * string, truncated to outlen-1 bytes (less if that would split a character).
  * Escapes decode to UTF-8; a lone surrogate becomes U+FFFD. Returns the decoded

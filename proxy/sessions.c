@@ -69,14 +69,9 @@ static void pending_link(struct sessions *s, struct pending *pe)
 	s->newest = pe;
 }
 
-/* Takes the pending command with this key out of the table and the order;
- * returns it, or NULL. */
-static struct pending *pending_take(struct sessions *s, const char *key, size_t klen)
+/* Takes pe out of the order of pending commands; returns it. */
+static struct pending *pending_unlink(struct sessions *s, struct pending *pe)
 {
-	struct pending *pe = table_del(&s->pending, key, klen);
-
-	if (!pe)
-		return NULL;
 	if (pe->older)
 		pe->older->newer = pe->newer;
 	else
@@ -86,6 +81,15 @@ static struct pending *pending_take(struct sessions *s, const char *key, size_t 
 	else
 		s->newest = pe->older;
 	return pe;
+}
+
+/* Takes the pending command with this key out of the table and the order;
+ * returns it, or NULL. */
+static struct pending *pending_take(struct sessions *s, const char *key, size_t klen)
+{
+	struct pending *pe = table_del(&s->pending, key, klen);
+
+	return pe ? pending_unlink(s, pe) : NULL;
 }
 
 static struct session *session_get_or_add(struct sessions *s, const char *id, size_t idlen)
@@ -208,13 +212,18 @@ void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 	if (!msg->r->has_id || !msg->r->id_is_int)
 		return;
 	klen = pending_key(msg, key);
-	/* A reused id: the older command will never be matched. */
-	pending_free(pending_take(s, key, klen));
-	while (s->pending_max && s->pending.n >= s->pending_max) {
-		pending_free(pending_take(s, s->oldest->key, s->oldest->klen));
-		s->evicted++;
+	if (s->pending_max && s->pending.n >= s->pending_max) {   /* full: room first */
+		pending_free(pending_take(s, key, klen));
+		while (s->pending.n >= s->pending_max) {
+			pending_free(pending_take(s, s->oldest->key, s->oldest->klen));
+			s->evicted++;
+		}
 	}
+	/* One lookup: a key already there is a reused id, whose older command
+	 * will never be matched. */
 	slot = table_put(&s->pending, key, klen);
+	if (*slot)
+		pending_free(pending_unlink(s, *slot));
 	pe = pending_new();
 	memcpy(pe->key, key, klen);
 	pe->klen = klen;

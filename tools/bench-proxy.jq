@@ -22,13 +22,39 @@ def fixed(d):
     | (if $neg then "-" else "" end) + $t[:-d] + "." + $t[-d:]
   end;
 
-def variant_order: ["direct", "cdpproxy", "cdpproxy-log", "nginx", "http-proxy"];
+def variant_order: ["direct", "cdpproxy", "cdpproxy-log", "before", "before-log", "nginx", "http-proxy"];
 
 # The number each workload is judged by, and whether lower is better.
 def headline: {
   "ping-pong": "p50_us", "pipelined": "answers_per_s", "large": "mb_per_s_down",
   "flood": "events_per_s", "chromium-ping-pong": "p50_us", "chromium-pipelined": "answers_per_s"
 };
+
+# Paced workloads: the proxy's CPU per message (an answer; a flood's event)
+# per variant, median and range over the rounds, and its ratio to nginx's;
+# syscalls and context switches per message from the one counted run.
+def efficiency($measured; $sys):
+  ($measured | map(select(.workload | startswith("paced-")))
+   | group_by(.workload) | map({
+      key: .[0].workload,
+      value: (map(select(.variant != "direct")) | group_by(.variant) | map({
+        key: .[0].variant,
+        value: (map(if .ok and .proxy_cpu_ns != null then
+                      .proxy_cpu_ns / 1e3 / (if .events > 0 then .events else .answers end)
+                    else null end) as $us
+          | {rounds: length, ok: all(.ok), ok_rounds: map(select(.ok)) | length,
+             rate: (.[0].rate), achieved: (map(.rate_achieved) | median),
+             cpu_us: ($us | median), cpu_us_min: ($us | map(select(. != null)) | min),
+             cpu_us_max: ($us | map(select(. != null)) | max)})
+      }) | from_entries)
+    }) | from_entries)
+  | with_entries(.key as $w | .value |= (
+      (.nginx.cpu_us // null) as $n
+      | with_entries(.key as $v | .value += (
+          {to_nginx: (if .value.cpu_us and $n and $n > 0 then .value.cpu_us / $n else null end)}
+          + ([$sys[] | select(.workload == $w and .variant == $v and .messages > 0)][0] // null
+             | if . then {syscalls: (.syscalls / .messages),
+                          context_switches: (.context_switches / .messages)} else {} end)))));
 
 def summary:
   $ARGS.named as $a
@@ -61,9 +87,10 @@ def summary:
       host: {nproc: $a.nproc, kernel: $a.kernel,
              loadavg_start: ($a.load0 | tonumber), loadavg_end: ($a.load1 | tonumber)},
       variants: [variant_order[] as $v | select($a.runs | any(.variant == $v)) | $v],
+      efficiency: efficiency($measured; $a.sys),
       medians: $med,
-      ratios: ($med | with_entries(
-        .key as $w | headline[$w] as $m | .value as $vs
+      ratios: ($med | with_entries(select(headline[.key] != null)
+        | .key as $w | headline[$w] as $m | .value as $vs
         | .value = ($vs | with_entries(.value = (
             .value[$m] as $x
             | if $m == "p50_us" then
@@ -115,6 +142,33 @@ def table:
       else empty end;
   "",
   "bench-proxy (\($s.mode)): \($s.rounds) round(s) of \($s.seconds_per_run) s per run, interleaved, medians; \($s.host.nproc) cores, load average \($s.host.loadavg_start) -> \($s.host.loadavg_end)",
+  (if ($s.efficiency // {}) != {} then
+     ($vs | map(select(. != "direct"))) as $ps
+     | def erow(lbl; cells): (lbl | rpad(30)) + (cells | map(lpad(26)) | add);
+       def wlabel: if startswith("paced-flood-") then "flood \(.[12:])/s 1 KiB events"
+                  else "\(.[6:])/s 8 conns 150 B" end;
+     "",
+     "Efficiency: the proxy's own CPU a message (us; all its threads), paced, median [min-max]",
+     "of \($s.rounds) interleaved rounds, x = ratio of medians to nginx's; then syscalls and",
+     "context switches a message (perf, one run outside the rounds). Message: an answer",
+     "(command up + result down), or a flood's event.",
+     erow(""; $ps),
+     ($s.efficiency | to_entries | sort_by(.key | [startswith("paced-flood"), (capture("(?<n>[0-9]+)k$").n | tonumber)]) | .[]
+      | .key as $w | .value as $e
+      | erow($w | wlabel; [$ps[] as $v | $e[$v] // null
+          | if . == null or .cpu_us == null then "-"
+            else "\(.cpu_us | fixed(2)) [\(.cpu_us_min | fixed(2))-\(.cpu_us_max | fixed(2))] \(.to_nginx | fixed(2))x" end]),
+        (if ([$e[]? | .ok_rounds < .rounds] | any) then
+           erow("    rounds that kept the rate"; [$ps[] as $v | $e[$v] // null
+             | if . == null then "-" else "\(.ok_rounds)/\(.rounds)" end])
+         else empty end),
+        (if ([$e[]? | .syscalls] | any(. != null)) then
+           erow("    syscalls / ctx switches"; [$ps[] as $v | $e[$v] // null
+             | if . == null or .syscalls == null then "-"
+               else "\(.syscalls | fixed(2)) / \(.context_switches | fixed(3))" end])
+         else empty end)),
+     ""
+   else empty end),
   row(""; $vs),
   lat("ping-pong"; "p50"; "1 ping-pong 150 B, p50 (us)"),
   lat("ping-pong"; "p99"; "  ping-pong 150 B, p99 (us)"),

@@ -2,12 +2,14 @@
 # Installs what building and testing cdpproxy needs, and only what is missing:
 # Debian packages with apt-get (as root; otherwise prints the command and
 # stops) and the npm client packages from tests/clients' lock file.
+# --bench: also what only `make bench-proxy` uses (perf, for syscall counts).
 set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev libhttp-parser-dev libxml2-dev
       chromium perl jq curl ca-certificates procps clang libclang-rt-14-dev llvm valgrind nginx-light
       chromium-driver python3 python3-selenium python3-websockets python3-websocket"
+[ "${1:-}" = --bench ] && PKGS="$PKGS linux-perf"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 

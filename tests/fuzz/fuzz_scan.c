@@ -191,6 +191,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		differ("scan_message returned neither 0 nor -1", &r, NULL);
 	if (rc < 0 && (!r.why || r.error_at > size))
 		differ("a rejection without why, or with error_at past the end", &r, NULL);
+	{	/* The same with SSE2 alone, as on a CPU without AVX2: all alike. */
+		struct scan_result r2;
+		int was = scan_set_avx2(0), rc2 = scan_message(buf, size, &r2);
+		scan_set_avx2(was);
+		if (rc2 != rc || memcmp(&r, &r2, sizeof r))
+			differ("the scan differs with and without AVX2", &r, NULL);
+	}
 	if (rc == 0)
 		check_prefixes(buf, size);
 	j = json_loadb(buf, size, 0, &err);

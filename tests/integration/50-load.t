@@ -64,7 +64,7 @@ load() {  # PORT SEED [ARGS]: the 8 x COUNT mixed-size run, its report as commen
 	return $rc
 }
 
-echo "1..15"
+echo "1..19"
 for bin in cdp-echo cdp-load cdpproxy; do
 	[ -x "$B/$bin" ] || { echo "Bail out! $B/$bin missing: run make first"; exit 1; }
 done
@@ -95,6 +95,32 @@ ok $? "cdp-load --baseline with 2 in flight is refused (exit $rc)"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "at most 1073741312 bytes" "$TMP/size.err"
 ok $? "cdp-load --cmd-size 2GiB is refused with the limit (exit $rc), not an abort"
+# Paced (--rate): a rate the proxy easily keeps is met and reported; one that
+# a single command in flight cannot reach (each round trip takes tens of us)
+# fails loudly instead of passing as a slower run. The windows are wide:
+# on a machine busy with other suites, answers can lag by 100 ms and more,
+# and a full window holds sending back (the check that a lagging proxy fails).
+# Unpaced, the same connections would make 10-100 times as many answers.
+"$B/cdp-load" --connections 4 --in-flight 2048 --rate 4000 --duration 1 --quiet \
+	--json "$TMP/paced.json" "ws://127.0.0.1:${PORT[proxy]}/devtools/page/load" 2>"$TMP/paced.err"
+rc=$?
+diag <"$TMP/paced.err"
+[ "$rc" -eq 0 ] && jq -e '.rate == 4000 and .rate_achieved >= 3880 and .rate_achieved <= 4200
+	and .answers >= 2000 and .answers <= 4200' "$TMP/paced.json" >/dev/null
+ok $? "cdp-load --rate 4000 for 1 s: at most 4,000 answers, the achieved rate reported (exit $rc)"
+"$B/cdp-load" --connections 1 --in-flight 1 --rate 500000 --duration 0.5 --quiet \
+	"ws://127.0.0.1:${PORT[proxy]}/devtools/page/load" 2>"$TMP/unpaced.err"
+rc=$?
+diag <"$TMP/unpaced.err"
+[ "$rc" -eq 1 ] && grep -q "paced at 500000/s but achieved" "$TMP/unpaced.err"
+ok $? "cdp-load --rate 500000 with 1 in flight falls short and fails (exit $rc)"
+"$B/cdp-load" --connections 1 --in-flight 512 --flood 10 --rate 5000 --duration 1 --quiet \
+	--json "$TMP/paced-flood.json" "ws://127.0.0.1:${PORT[proxy]}/devtools/page/load" 2>"$TMP/paced.err"
+rc=$?
+diag <"$TMP/paced.err"
+[ "$rc" -eq 0 ] && jq -e '.events >= 2500 and .events <= 5200 and .answers * 10 == .events' \
+	"$TMP/paced-flood.json" >/dev/null
+ok $? "cdp-load --rate 5000 --flood 10: the rate counts events, 500 floods a second (exit $rc)"
 stop proxy
 ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
 
@@ -145,4 +171,11 @@ B=$B "$ROOT/tools/bench-proxy.sh" --quick --json "$TMP/bench.json" >"$TMP/bench.
 diag <"$TMP/bench.out"
 [ "$rc" -eq 0 ] && jq -e '.medians.pipelined.cdpproxy.answers_per_s > 0' "$TMP/bench.json" >/dev/null
 ok $? "tools/bench-proxy.sh --quick runs end to end (exit $rc)"
+# The instruction counts (callgrind), briefly: every module's figure is there.
+rc=0
+B=$B "$ROOT/tools/bench-instr.sh" --count 40 --json "$TMP/instr.json" >"$TMP/instr.out" 2>&1 || rc=$?
+diag <"$TMP/instr.out"
+[ "$rc" -eq 0 ] && jq -e '.per_message.small.total > 1000 and .per_message.small.scan > 0
+	and .per_message["small-log"].log > 0 and .per_message.small.log == 0' "$TMP/instr.json" >/dev/null
+ok $? "tools/bench-instr.sh runs: instructions a message by module, the log's only with --log (exit $rc)"
 exit $failed

@@ -638,8 +638,60 @@ static void test_oracle_mutations(void)
 	ok(accepted > rounds / 20, "the mutations are not all invalid");
 }
 
+/* Strings are skipped 64 bytes a step with AVX2 (where the CPU has it) and
+ * 32, 16, then the last 1-15 bytes in one look with SSE2: every length from
+ * 0 to 300, with a quote escape, a \\u escape, a raw control byte or
+ * nothing at every place, whole and cut anywhere, must scan alike both ways
+ * (scan_n's buffer is exact, so a look past the end trips ASan). */
+static void test_simd_paths_agree(void)
+{
+	static const char *specials[] = { "", "\\\"", "\\u00e9", "\x01" };
+	char msg[400], body[340];
+	size_t cases = 0, differ = 0, wrong = 0;
+
+	for (size_t len = 0; len <= 300; len += len < 80 ? 1 : 7) {
+		for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+			for (size_t at = 0; at <= len; at += k ? 1 + len / 17 : len + 1) {
+				size_t sl = strlen(specials[k]), n;
+				memset(body, 'a', len + sl);
+				memcpy(body + at, specials[k], sl);
+				n = (size_t)snprintf(msg, sizeof msg, "{\"sessionId\":\"%.*s\",\"id\":1}",
+						     (int)(len + sl), body);
+				for (size_t cut = n > 40 ? n - 40 : 0; cut <= n; cut++) {
+					struct scan_result a, b;
+					int ra, rb, was;
+					ra = scan_n(msg, cut, &a);
+					was = scan_set_avx2(0);
+					rb = scan_n(msg, cut, &b);
+					scan_set_avx2(was);
+					cases++;
+					/* And right: a control byte is refused where it is,
+					 * else the whole scans and any cut is truncated. */
+					if (k == 3 && cut > 14 + at)
+						wrong += ra != -1 || strcmp(a.why, "control character in string") ||
+							 a.error_at != 14 + at;
+					else if (cut < n)
+						wrong += ra != -1 || strcmp(a.why, "truncated") || a.error_at != cut;
+					else
+						wrong += ra != 0 || a.session.len != len + sl;
+					if (ra != rb || memcmp(&a, &b, sizeof a)) {
+						if (!differ++)
+							printf("# differ: '%.*s' (%d '%s' at %zu, %d '%s' at %zu)\n",
+							       (int)cut, msg, ra, a.why ? a.why : "", a.error_at,
+							       rb, b.why ? b.why : "", b.error_at);
+					}
+				}
+			}
+		}
+	}
+	ok(differ == 0, "%zu strings and cuts scan the same with and without AVX2", cases);
+	ok(wrong == 0, "each is accepted, truncated or refused at its control byte as it should be");
+}
+
 int main(void)
 {
+	int had_avx2;
+
 	test_basics();
 	test_strings();
 	test_top_level_only();
@@ -652,6 +704,14 @@ int main(void)
 	test_truncated();
 	test_depth();
 	test_oracle_mutations();
+	test_simd_paths_agree();
+	/* Again with SSE2 alone, as on a CPU without AVX2. */
+	had_avx2 = scan_set_avx2(0);
+	test_strings();
+	test_big();
+	test_truncated();
+	test_oracle_mutations();
+	scan_set_avx2(had_avx2);
 	free(cur);
 	return tap_done();
 }

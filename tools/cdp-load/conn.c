@@ -136,7 +136,7 @@ static void send_command(struct load_conn *c)
 	for (int i = 0; i < nparts; i++)
 		c->bytes_up += lens[i];
 	c->sent++;
-	p->sent_ns = util_mono_ns();
+	p->sent_ns = c->ld->last_send_ns = util_mono_ns();
 }
 
 static void begin_close(struct load_conn *c)
@@ -149,10 +149,27 @@ static void begin_close(struct load_conn *c)
 	c->state = C_CLOSING;
 }
 
-/* Tops the connection up to W commands in flight; closes it when done. */
+/* --rate: how many commands c may have sent by now. Each connection has an
+ * equal share of the rate, its schedule offset by its index so that the
+ * connections' sends interleave rather than coincide. A flood command brings
+ * `flood` messages (its events), so those go at rate / flood. */
+static uint64_t paced_due(const struct load_conn *c)
+{
+	const struct load *ld = c->ld;
+	double n = ld->cfg.connections;
+	double per_s = ld->cfg.rate / n / (ld->cfg.flood ? (double)ld->cfg.flood : 1.0);
+	double t = (double)(util_mono_ns() - ld->start_ns) / 1e9;
+
+	return (uint64_t)(per_s * t + ((double)c->idx + 0.5) / n);
+}
+
+/* Tops the connection up to W commands in flight (with --rate, no more than
+ * are due); closes it when done. */
 static void fill(struct load_conn *c)
 {
-	while (c->ring_n < (unsigned)c->ld->cfg.in_flight && may_send(c))
+	uint64_t due = c->ld->cfg.rate > 0 ? paced_due(c) : UINT64_MAX;
+
+	while (c->ring_n < (unsigned)c->ld->cfg.in_flight && c->sent < due && may_send(c))
 		send_command(c);
 	if (!c->ring_n && c->state == C_RUNNING && done_sending(c))
 		begin_close(c);
@@ -165,6 +182,17 @@ void load_stop_sending(struct load *ld)
 		struct load_conn *c = &ld->conns[i];
 		if (c->state == C_RUNNING && !c->ring_n) {
 			begin_close(c);
+			flush(c);
+		}
+	}
+}
+
+void load_pace(struct load *ld)
+{
+	for (int i = 0; i < ld->cfg.connections && !ld->failed; i++) {
+		struct load_conn *c = &ld->conns[i];
+		if (c->state == C_RUNNING) {
+			fill(c);
 			flush(c);
 		}
 	}

@@ -41,6 +41,7 @@ struct load_cfg {
 	uint64_t flood, event_size; /* each command asks for `flood` events */
 	const char *method, *params;  /* a raw command: any peer, checks id order only */
 	uint64_t seed;
+	double rate;                /* --rate: messages/s overall; 0: as fast as it goes */
 };
 
 /* A command waiting for its answer. */
@@ -83,7 +84,7 @@ struct load {
 	struct load_cfg cfg;
 	struct event_base *base;
 	struct load_conn *conns;
-	struct event *deadline, *watch;
+	struct event *deadline, *watch, *pace;
 	struct lat_hist rtt, base_rtt;   /* base_rtt: the baseline's (--baseline) */
 	/* --baseline: whose turn it is to send, the last answer's connection and
 	 * round trip, and the differences of adjacent pairs (main - baseline). */
@@ -93,6 +94,7 @@ struct load {
 	size_t n_diffs, cap_diffs;
 	const char *pattern;        /* pattern_get() for the largest message */
 	uint64_t start_ns, last_ns, progress_ns;  /* progress: last byte in */
+	uint64_t last_send_ns;      /* when the last command went out */
 	int connected, running, finished, stopping, failed;
 	char first_error[512];
 };
@@ -107,6 +109,8 @@ void load_conn_free(struct load_conn *c);
 void load_stop_sending(struct load *ld);
 /* Records a failure (the first one is reported) and ends the run. */
 void load_fail(struct load *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --rate: sends what each connection is due by now (a timer calls it). */
+void load_pace(struct load *ld);
 /* main.c: a connection finished its handshake, or is done (closed). */
 void load_conn_connected(struct load_conn *c);
 void load_conn_finished(struct load_conn *c);

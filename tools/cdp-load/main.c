@@ -17,6 +17,10 @@
 
 static struct load ld;
 
+/* --rate: how far below the target the achieved rate may fall. */
+#define RATE_TOLERANCE 0.03
+#define PACE_TICK_US 1000
+
 static void usage(FILE *out)
 {
 	fputs("usage: cdp-load [options] ws://HOST:PORT/PATH\n"
@@ -35,6 +39,12 @@ static void usage(FILE *out)
 	      "  --event-size SIZE   size of each flood event (default 1KiB)\n"
 	      "  --method M          send {\"id\":N,\"method\":M,\"params\":P} instead; answers\n"
 	      "  --params JSON       are checked for id and order only (default {})\n"
+	      "  --rate N            paced: N messages/s overall (answers; with --flood,\n"
+	      "                      events), spread evenly over the connections and\n"
+	      "                      over time (a 1 ms tick). --in-flight caps what each\n"
+	      "                      connection has outstanding, so sending falls behind\n"
+	      "                      when answers do: fails if the rate sent at is more\n"
+	      "                      than 3% below N\n"
 	      "  --baseline URL      paired round trips: commands alternate, one at a time,\n"
 	      "                      between URL (say, Chrome direct) and the main URL (say,\n"
 	      "                      through a proxy); reports the main's added round trip\n"
@@ -86,6 +96,13 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 		  l->running ? "not finished" : "not connected", missing);
 }
 
+static void on_pace(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	load_pace(arg);
+}
+
 static void on_signal(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -107,6 +124,12 @@ void load_conn_connected(struct load_conn *c)
 		tv.tv_usec = (suseconds_t)((l->cfg.duration - (double)tv.tv_sec) * 1e6);
 		l->deadline = evtimer_new(l->base, on_deadline, l);
 		evtimer_add(l->deadline, &tv);
+	}
+	if (l->cfg.rate > 0) {
+		tv.tv_sec = 0;
+		tv.tv_usec = PACE_TICK_US;
+		l->pace = event_new(l->base, -1, EV_PERSIST, on_pace, l);
+		evtimer_add(l->pace, &tv);
 	}
 	for (int i = 0; i < l->cfg.connections; i++)
 		load_conn_go(&l->conns[i]);
@@ -203,6 +226,7 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		{ "params", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "rate", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -219,6 +243,7 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		case 'n': cfg->count = strtoull(optarg, NULL, 10); break;
 		case 'd': cfg->duration = atof(optarg); break;
 		case 't': cfg->timeout = atof(optarg); break;
+		case 'r': cfg->rate = atof(optarg); break;
 		case 'S': cfg->seed = strtoull(optarg, NULL, 10); break;
 		case 'f': cfg->flood = strtoull(optarg, NULL, 10); break;
 		case 'm': cfg->method = optarg; break;
@@ -279,6 +304,10 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		snprintf(err, errlen, "--baseline needs --connections 1 --in-flight 1");
 		return -1;
 	}
+	if (cfg->rate < 0 || (cfg->rate > 0 && cfg->paired)) {
+		snprintf(err, errlen, "--rate must be > 0, and does not go with --baseline");
+		return -1;
+	}
 	if (cfg->paired)
 		cfg->connections = 2;   /* the main one, then the baseline's */
 	return parse_url(argv[optind], &cfg->url, err, errlen);
@@ -299,8 +328,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
-		   uint64_t up, uint64_t down, double secs)
+/* --rate: the rate achieved, in the messages paced (a flood's events, or
+ * answers): those of the commands sent, over the time they were sent in.
+ * Sending falls behind when the answers do (--in-flight caps what is
+ * outstanding); all of them arriving is checked apart. The last answers'
+ * wait does not count: on a busy machine a few late ones would read as a
+ * slower rate. */
+static double paced_achieved(const struct load *l, uint64_t sent)
+{
+	double secs = (double)(l->last_send_ns - l->start_ns) / 1e9;
+
+	if (secs <= 0)
+		return 0;
+	return (double)sent * (l->cfg.flood ? (double)l->cfg.flood : 1.0) / secs;
+}
+
+static void report(FILE *out, const struct load *l, uint64_t sent, uint64_t answered,
+		   uint64_t events, uint64_t up, uint64_t down, double secs)
 {
 	const struct lat_hist *h = &l->rtt;
 
@@ -319,6 +363,10 @@ static void report(FILE *out, const struct load *l, uint64_t answered, uint64_t 
 		(double)down / secs / 1e6);
 	if (events)
 		fprintf(out, "  %" PRIu64 " events: %.0f/s\n", events, (double)events / secs);
+	if (l->cfg.rate > 0)
+		fprintf(out, "  paced at %.0f %s/s: achieved %.0f/s (%.1f%%)\n", l->cfg.rate,
+			l->cfg.flood ? "events" : "answers", paced_achieved(l, sent),
+			100.0 * paced_achieved(l, sent) / l->cfg.rate);
 	fprintf(out, "  round trip (us): min %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
 		"max %.1f  mean %.1f\n", (double)h->min / 1e3, (double)lat_hist_quantile(h, 0.5) / 1e3,
 		(double)lat_hist_quantile(h, 0.9) / 1e3, (double)lat_hist_quantile(h, 0.99) / 1e3,
@@ -340,8 +388,8 @@ static void write_hist(FILE *out, const struct lat_hist *h)
 		(double)h->max / 1e3, h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
 }
 
-static void write_json(FILE *out, const struct load *l, uint64_t answered, uint64_t events,
-		       uint64_t up, uint64_t down, double secs)
+static void write_json(FILE *out, const struct load *l, uint64_t sent, uint64_t answered,
+		       uint64_t events, uint64_t up, uint64_t down, double secs)
 {
 	fprintf(out, "{\"ok\":%s,\"error\":\"", l->failed ? "false" : "true");
 	for (const char *p = l->first_error; *p; p++) {
@@ -352,9 +400,10 @@ static void write_json(FILE *out, const struct load *l, uint64_t answered, uint6
 	fprintf(out, "\",\"connections\":%d,\"in_flight\":%d,\"seconds\":%.6f,\"answers\":%" PRIu64
 		",\"answers_per_s\":%.1f,\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"bytes_up\":%"
 		PRIu64 ",\"bytes_down\":%" PRIu64 ",\"mb_per_s_up\":%.3f,\"mb_per_s_down\":%.3f,"
-		"\"rtt_us\":", l->cfg.connections, l->cfg.in_flight, secs, answered,
-		(double)answered / secs, events, (double)events / secs, up, down,
-		(double)up / secs / 1e6, (double)down / secs / 1e6);
+		"\"rate\":%.1f,\"rate_achieved\":%.1f,\"rtt_us\":", l->cfg.connections,
+		l->cfg.in_flight, secs, answered, (double)answered / secs, events,
+		(double)events / secs, up, down, (double)up / secs / 1e6, (double)down / secs / 1e6,
+		l->cfg.rate, l->cfg.rate > 0 ? paced_achieved(l, sent) : 0.0);
 	write_hist(out, &l->rtt);
 	if (l->cfg.paired) {
 		fputs(",\"baseline_rtt_us\":", out);
@@ -431,7 +480,14 @@ int main(int argc, char **argv)
 	if (ld.n_diffs)
 		qsort(ld.diffs, ld.n_diffs, sizeof *ld.diffs, cmp_i64);
 	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
-	report(stderr, &ld, answered, events, up, down, secs);
+	if (!ld.failed && cfg->rate > 0 &&
+	    paced_achieved(&ld, sent) < cfg->rate * (1 - RATE_TOLERANCE))
+		load_fail(&ld, "paced at %.0f/s but achieved %.0f/s (%.1f%% short): the peer, the "
+			  "proxy or this machine cannot keep up (or --in-flight %d is too few)",
+			  cfg->rate, paced_achieved(&ld, sent),
+			  100.0 * (1 - paced_achieved(&ld, sent) / cfg->rate),
+			  cfg->in_flight);
+	report(stderr, &ld, sent, answered, events, up, down, secs);
 	if (!quiet && ld.rtt.n)
 		lat_hist_print(&ld.rtt, stderr, 1000, "us");
 	if (ld.failed)
@@ -444,7 +500,7 @@ int main(int argc, char **argv)
 		if (!f) {
 			perror(json);
 		} else {
-			write_json(f, &ld, answered, events, up, down, secs);
+			write_json(f, &ld, sent, answered, events, up, down, secs);
 			if (f != stdout)
 				fclose(f);
 		}
@@ -455,6 +511,8 @@ int main(int argc, char **argv)
 	free(ld.diffs);
 	if (ld.deadline)
 		event_free(ld.deadline);
+	if (ld.pace)
+		event_free(ld.pace);
 	event_free(ld.watch);
 	event_free(sigs[0]);
 	event_free(sigs[1]);
