@@ -167,7 +167,10 @@ test('Selenium with debuggerAddress at the proxy, and WebDriver BiDi through Chr
   assert.deepEqual(out.bidi.result.result, { type: 'string', value: 'cdpproxy test page' }, 'BiDi evaluated in the page');
   if (env.direct) return;
   const open = await openedBy('chromedriver', 'ChromeDriver\'s connection');
-  const recs = h.readLog(env.proxy.logPath).filter((r) => r.conn === open.conn);
+  // The log is written a tick after the messages: wait for BiDi's first event.
+  const isBidi = (r) => r.conn === open.conn && r.kind === 'event' && r.method === 'Runtime.bindingCalled';
+  const recs = (await h.waitForLog(env.proxy.logPath, (l) => l.some(isBidi), 'a Runtime.bindingCalled record', 10000)
+    .catch(() => h.readLog(env.proxy.logPath))).filter((r) => r.conn === open.conn);
   const methods = new Set(recs.filter((r) => r.kind === 'command').map((r) => r.method));
   t.diagnostic(`ChromeDriver's commands: ${[...methods].sort().join(' ')}`);
   assert.ok(methods.has('Page.navigate') || methods.has('Runtime.evaluate'), 'ChromeDriver\'s CDP is in the log');
