@@ -16,7 +16,8 @@ struct bench_config {
 	char out_dir[BENCH_PATH_MAX];
 	const char *chromium;
 	uint64_t bytes;                  /* one body */
-	int transfers;                   /* measured transfers per trial */
+	int transfers;                   /* measured transfers per trial (the fewest) */
+	int measure_ms, max_transfers;   /* then more, until this much measured time or count */
 	int warmup_transfers;            /* the page's, before those */
 	int rounds, warmup_rounds;       /* measured rounds (the fewest, with a budget), and
 	                                    discarded ones first */

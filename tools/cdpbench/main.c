@@ -22,6 +22,9 @@
 #include "util.h"
 
 #define CDPBENCH_VERSION "0.1.0"
+#define MAX_TRANSFERS 12   /* measured, with --measure-ms */
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
 const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
@@ -32,13 +35,14 @@ struct mode {
 	double mib;
 	int rounds, warmup_rounds, transfers;
 	double budget_s;   /* 0: the rounds are fixed */
+	int measure_ms;    /* measured time per trial, in more transfers (0: exactly N) */
 };
 
-static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2, 300 };
-static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0 };
+static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2, 300, 500 };
+static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
-static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0 };
+static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0 };
 
 static volatile sig_atomic_t interrupted;
 
@@ -73,6 +77,8 @@ static void usage(FILE *out)
 	      "  --target-ci F        the CI half-width a ratio should reach (default 0.1: +-10%)\n"
 	      "  --warmup-rounds N    rounds run first and discarded (default 1)\n"
 	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
+	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
+	      "                       measured time (default 500; --quick and --full 0: N exactly)\n"
 	      "  --out DIR            where the report goes (default report)\n"
 	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
 	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
@@ -188,7 +194,7 @@ int main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -204,13 +210,14 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "budget", required_argument, NULL, O_BUDGET },
-		{ "target-ci", required_argument, NULL, O_TARGET }, { NULL, 0, NULL, 0 },
+		{ "target-ci", required_argument, NULL, O_TARGET },
+		{ "measure-ms", required_argument, NULL, O_MEASURE }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
 	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
-	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, rc = 1;
+	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, rc = 1;
 	double mib = -1, budget = -1, target = 0.1;
 	size_t nbodies = 0, ncells = 0;
 	struct scenario_list scen = { NULL, 0 };
@@ -233,16 +240,18 @@ int main(int argc, char **argv)
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		long v = 0;
-		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT) {
+		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || c == O_MEASURE) {
 			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < (c == O_WARM ? 0 : 1) || v > 1000) {
+			if (errno || *end || end == optarg || v < (c == O_WARM || c == O_MEASURE ? 0 : 1) ||
+			    v > (c == O_MEASURE ? 60000 : 1000)) {
 				const char *name = "";
 				for (const struct option *o = opts; o->name; o++)
 					if (o->val == c)
 						name = o->name;
-				fprintf(stderr, "cdpbench: --%s wants a number from %d to 1000, not '%s'\n",
-					name, c == O_WARM ? 0 : 1, optarg);
+				fprintf(stderr, "cdpbench: --%s wants a number from %d to %d, not '%s'\n",
+					name, c == O_WARM || c == O_MEASURE ? 0 : 1,
+					c == O_MEASURE ? 60000 : 1000, optarg);
 				return 2;
 			}
 		}
@@ -279,6 +288,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_ROUNDS: rounds = (int)v; break;
+		case O_MEASURE: measure = (int)v; break;
 		case O_WARM: warm = (int)v; break;
 		case O_XFER: xfer = (int)v; break;
 		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
@@ -308,6 +318,9 @@ int main(int argc, char **argv)
 	cfg.rounds = rounds > 0 ? rounds : mode->rounds;
 	cfg.warmup_rounds = warm >= 0 ? warm : mode->warmup_rounds;
 	cfg.transfers = xfer > 0 ? xfer : mode->transfers;
+	cfg.measure_ms = measure >= 0 ? measure : mode->measure_ms;
+	cfg.max_transfers = cfg.measure_ms && cfg.transfers < MAX_TRANSFERS ? MAX_TRANSFERS :
+			    cfg.transfers;
 	/* --rounds N alone fixes the count; --budget adds rounds after them. */
 	cfg.budget_s = budget >= 0 ? budget : rounds > 0 ? 0 : mode->budget_s;
 	cfg.target_ci = target;

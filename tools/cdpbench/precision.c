@@ -108,7 +108,7 @@ const char *report_aa_gate(const struct report *r, const struct report_cell *c, 
 			 100 * (c->aa.hi - 1));
 		return buf;
 	}
-	o = (size_t)snprintf(buf, len, "fails: %s [%s, %s] is %.0f%% short of 1.0; ",
+	o = (size_t)snprintf(buf, len, "fails: %s [%s, %s] misses 1.0 by %.0f%%; ",
 			     report_ratio(c->aa.point, x, sizeof x), report_ratio(c->aa.lo, a, sizeof a),
 			     report_ratio(c->aa.hi, b, sizeof b),
 			     100 * (c->aa.lo > 1 ? c->aa.lo - 1 : 1 - c->aa.hi));

@@ -83,6 +83,8 @@ const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t le
 /* Is this cell measured against the baseline (not the baseline itself or native)? */
 int report_is_compared(const struct report_cell *c);
 
+/* "2 to 12 transfers (500 ms of measured time)", or "2 transfers". */
+const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len);
 /* The measured rounds that ran. */
 int report_measured_rounds(const struct report *r);
 
@@ -90,8 +92,8 @@ int report_measured_rounds(const struct report *r);
  * precision against cfg->target_ci, and the A/A gate: each A/A check that
  * fails marks the cells in its scope whose ratio is within its error. */
 void report_precision(struct report *r);
-/* "fails: 1.12 [1.04, 1.20] is 4% short of 1.0; the u8 cells within x1.20 of
- * none are inconclusive: attach, Page", or "ok (spread +-8%)": c is an A/A cell. */
+/* "fails: 1.12 [1.04, 1.20] misses 1.0 by 4%; u8 cells within x1.20 of 1.0
+ * are inconclusive: attach, Page", or "ok (spread -8% / +6%)": c is an A/A cell. */
 const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
 			   size_t len);
 /* The measured rounds c's ratio would need to reach cfg->target_ci, if its CI
