@@ -404,6 +404,7 @@ int main(int argc, char **argv)
 	rep.nbodies = nbodies;
 	t0 = util_mono_us();
 	rounds_run(&rep, ctx, sink.port, t_start, &interrupted);
+	json_object_set_new(rep.env, "load_average_end", report_load_average());
 	rep.wall_s = (double)(util_mono_us() - t0) / 1e6;
 	rep.interrupted = interrupted;
 	child_stop(&sink);

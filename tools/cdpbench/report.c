@@ -482,10 +482,20 @@ json_t *report_environment(const struct bench_config *cfg, int argc, char **argv
 	json_array_append_new(fl, json_string("--remote-debugging-port=0 (not for none)"));
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(args, json_string(argv[i]));
-	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "chromium", version,
+	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o,s:o}", "chromium", version,
 			 "chromium_path", cfg->chromium, "kernel", u.release, "machine", u.machine,
 			 "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "cpu", cpu,
-			 "memory", mem, "chromium_flags", fl, "command", args);
+			 "memory", mem, "chromium_flags", fl, "command", args,
+			 "load_average_start", report_load_average());
+}
+
+json_t *report_load_average(void)
+{
+	double la[3];
+
+	if (getloadavg(la, 3) != 3)
+		return json_null();
+	return json_pack("[f,f,f]", la[0], la[1], la[2]);
 }
 
 int report_write_files(const struct report *r, char *err, size_t errlen)

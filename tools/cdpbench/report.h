@@ -68,8 +68,11 @@ void report_print_table(const struct report *r, FILE *out);
  * a reason in err. */
 int report_write_files(const struct report *r, char *err, size_t errlen);
 
-/* Chromium version, kernel, CPU, memory, the flags, the command line. */
+/* Chromium version, kernel, CPU, memory, the flags, the command line, the
+ * load average (load_average_start; main adds load_average_end). */
 json_t *report_environment(const struct bench_config *cfg, int argc, char **argv);
+/* The 1, 5 and 15 minute load averages: other work on the machine. */
+json_t *report_load_average(void);
 
 /* "470", "45.2": Mbps with the precision they deserve; "-" for NaN. */
 const char *report_mbps(double v, char *buf, size_t len);

@@ -12,6 +12,7 @@
 #include "util.h"
 
 #define MAX_ROUNDS 1000
+#define MIN_ROUNDS 2          /* measured rounds run whatever the budget */
 #define PREDICT_MARGIN 1.25   /* a round may run this much slower than the last one */
 
 static void fmt_duration(double s, char *buf, size_t len)
@@ -111,15 +112,18 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 				r->stopped_because = "every ratio reached the target";
 				break;
 			}
-			if (elapsed + predicted_s(r, want, last) > cfg->budget_s) {
-				r->stopped_because = "the budget was spent";
-				break;
-			}
 			grow(r, round);
 		} else {
 			for (size_t i = 0; i < r->ncells; i++)
 				want[i] = 1;
 			nwant = r->ncells;
+		}
+		/* The budget is a cap, also on the rounds asked for, once two measured
+		 * rounds give every cell an interval. */
+		if (cfg->budget_s > 0 && round >= cfg->warmup_rounds + MIN_ROUNDS &&
+		    elapsed + predicted_s(r, want, last) > cfg->budget_s) {
+			r->stopped_because = "the budget was spent";
+			break;
 		}
 		for (size_t i = 0, k = 0; i < r->ncells && !*stop; i++) {
 			double left = 0;
