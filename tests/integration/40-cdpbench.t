@@ -233,7 +233,7 @@ test('--budget with a target no run reaches spends the budget and says which cel
   assert.equal(attach.precision.reached, false, 'attach did not reach +-0.1%');
   assert.ok(attach.precision.rounds_for_target > rep.config.measured_rounds_run, 'and would need more rounds');
   assert.match(r.stdout, /u8 +attach .*~/, 'the table marks it ~');
-  assert.ok(rep.findings.some((f) => /^0 of 1 ratios have a CI within \+-0%/.test(f) && f.includes('the budget was spent')),
+  assert.ok(rep.findings.some((f) => /^0 of 1 ratios have a CI within \+-0.1%/.test(f) && f.includes('the budget was spent')),
     `a finding says so: ${rep.findings.join(' | ')}`);
 });
 

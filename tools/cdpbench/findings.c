@@ -162,12 +162,12 @@ json_t *report_findings(const struct report *r)
 		reached += r->cells[i].reached;
 	}
 	if (targets && reached < targets)
-		say(out, "%d of %d ratios have a CI within +-%.0f%% after %d rounds (%s); the others "
+		say(out, "%d of %d ratios have a CI within +-%.3g%% after %d rounds (%s); the others "
 		    "are marked ~ in the table, and report.json says how many rounds each would need.",
 		    reached, targets, 100 * r->cfg->target_ci, report_measured_rounds(r),
 		    r->stopped_because ? r->stopped_because : "");
 	else if (targets)
-		say(out, "Every ratio's CI is within +-%.0f%%.", 100 * r->cfg->target_ci);
+		say(out, "Every ratio's CI is within +-%.3g%%.", 100 * r->cfg->target_ci);
 	if (checks && !noisy)
 		say(out, "All %d A/A checks (the same setup measured twice) have CIs that include 1.0, "
 		    "as they should on a machine quiet enough to compare.", checks);

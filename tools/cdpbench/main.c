@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "cdp.h"
 #include "child.h"
+#include "placement.h"
 #include "replay.h"
 #include "report.h"
 #include "rounds.h"
@@ -23,6 +24,8 @@
 
 #define CDPBENCH_VERSION "0.1.0"
 #define MAX_TRANSFERS 12   /* measured, with --measure-ms */
+#define PLACEMENT_DEFAULT PLACEMENT_SHARED
+#define PLACEMENT_DEFAULT_NAME "shared"
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
@@ -79,6 +82,9 @@ static void usage(FILE *out)
 	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
 	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
 	      "                       measured time (default 500; --quick and --full 0: N exactly)\n"
+	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
+	      "                       sink on the last CPU, the browsers on the others (default "
+	      PLACEMENT_DEFAULT_NAME ")\n"
 	      "  --out DIR            where the report goes (default report)\n"
 	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
 	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
@@ -194,7 +200,7 @@ int main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_PLACEMENT };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -211,7 +217,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "target-ci", required_argument, NULL, O_TARGET },
-		{ "measure-ms", required_argument, NULL, O_MEASURE }, { NULL, 0, NULL, 0 },
+		{ "measure-ms", required_argument, NULL, O_MEASURE },
+		{ "placement", required_argument, NULL, O_PLACEMENT }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
@@ -219,6 +226,8 @@ int main(int argc, char **argv)
 	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
 	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, rc = 1;
 	double mib = -1, budget = -1, target = 0.1;
+	enum placement placement = PLACEMENT_DEFAULT;
+	json_t *placed = NULL;
 	size_t nbodies = 0, ncells = 0;
 	struct scenario_list scen = { NULL, 0 };
 	struct scenario_env env;
@@ -289,6 +298,13 @@ int main(int argc, char **argv)
 			break;
 		case O_ROUNDS: rounds = (int)v; break;
 		case O_MEASURE: measure = (int)v; break;
+		case O_PLACEMENT:
+			if (placement_parse(optarg, &placement) < 0) {
+				fprintf(stderr, "cdpbench: --placement wants shared or split, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case O_WARM: warm = (int)v; break;
 		case O_XFER: xfer = (int)v; break;
 		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
@@ -380,6 +396,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	placed = placement_apply(placement, sink.pid);
 	if (!(ctx = cdp_context(cfg.verbose))) {
 		fprintf(stderr, "cdpbench: cannot create the libwebsockets context\n");
 		goto out;
@@ -396,6 +413,7 @@ int main(int argc, char **argv)
 		"%.4g MiB; sink on port %d\n", scen.n, nbodies, ncells, cfg.warmup_rounds + cfg.rounds,
 		cfg.warmup_rounds, (double)cfg.bytes / (1 << 20), sink.port);
 	rep.env = report_environment(&cfg, argc, argv);
+	json_object_set(rep.env, "placement", placed);
 	rep.cfg = &cfg;
 	rep.cells = cells;
 	rep.ncells = ncells;
@@ -430,6 +448,7 @@ out:
 	free(cells);
 	free(bodies);
 	json_decref(rep.env);
+	json_decref(placed);
 	json_decref(rep.notes);
 	json_decref(rep.findings);
 	scenario_list_free(&scen);

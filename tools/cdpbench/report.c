@@ -287,7 +287,7 @@ void report_print_table(const struct report *r, FILE *out)
 		fprintf(out, "\n* the ratio's 95%% CI excludes 1.0 (paired by round: median of the "
 			"per-round ratios)\n");
 	if (targets)
-		fprintf(out, "%s~ the ratio's CI is wider than +-%.0f%% (or has fewer than %d rounds): "
+		fprintf(out, "%s~ the ratio's CI is wider than +-%.3g%% (or has fewer than %d rounds): "
 			"%d of %d ratios are within it\n", marks ? "" : "\n", 100 * cfg->target_ci,
 			REPORT_MIN_PAIRS, reached, targets);
 	if (inconclusive)
@@ -355,7 +355,7 @@ static json_t *precision_json(const struct report *r, const struct report_cell *
 	double share = v->between * t / (v->between * t + v->within);
 	int by = c->inconclusive_by;
 
-	return json_pack("{s:{s:o,s:o,s:o,s:I,s:I,s:o},s:b,s:o,s:b,s:o,s:o}",
+	return json_pack("{s:{s:o,s:o,s:o,s:I,s:I},s:o,s:b,s:o,s:b,s:o,s:o}",
 		"variance", "between_trials", num(v->between), "within_trial", num(v->within),
 		"between_share", num(share), "trials", (json_int_t)v->groups,
 		"transfers", (json_int_t)v->values,

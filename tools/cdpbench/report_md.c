@@ -37,7 +37,7 @@ static void md_header(const struct report *r, FILE *f)
 		cfg->resamples,
 		(unsigned long long)cfg->seed);
 	if (cfg->budget_s > 0)
-		fprintf(f, "Rounds were added, to the cells whose ratio's CI was wider than +-%.0f%% "
+		fprintf(f, "Rounds were added, to the cells whose ratio's CI was wider than +-%.3g%% "
 			"and to what they are compared with, within a budget of %.0f s: %s.\n\n",
 			100 * cfg->target_ci, cfg->budget_s, r->stopped_because);
 }
@@ -59,7 +59,7 @@ static void md_tables(const struct report *r, FILE *f)
 	fprintf(f, "## Results\n");
 	for (size_t bi = 0; bi < r->nbodies; bi++) {
 		fprintf(f, "\n### %s\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
-			"| within +-%.0f%% | spread trial / transfer | sink Mbps | rounds ok |\n"
+			"| within +-%.3g%% | spread trial / transfer | sink Mbps | rounds ok |\n"
 			"|---|---:|---|---:|---|:-:|:-:|---:|---:|---:|\n", r->bodies[bi],
 			100 * r->cfg->target_ci);
 		for (size_t i = 0; i < r->ncells; i++) {
