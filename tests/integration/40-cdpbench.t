@@ -197,6 +197,13 @@ test('--budget stops when every ratio is within --target-ci, at 8 rounds', { tim
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
   assert.equal(rep.config.budget_seconds, 120, '2m is 120 s');
+  const pl = rep.environment.placement;
+  if (rep.environment.cpus >= 2) {
+    assert.equal(pl.placement, 'split', `the sink apart from the browsers by default: ${JSON.stringify(pl)}`);
+    assert.ok(pl.sink_cpus && pl.browser_cpus && !pl.browser_cpus.split(/[,-]/).includes(pl.sink_cpus),
+      `the sink's CPU is not the browsers': ${JSON.stringify(pl)}`);
+  }
+  assert.equal(rep.environment.load_average_start.length, 3, 'the load average is recorded');
   assert.equal(rep.config.target_ci, 0.99);
   assert.equal(rep.config.stopped_because, 'every ratio reached the target');
   assert.equal(rep.config.measured_rounds_run, 8, 'no more rounds than a trusted CI needs');

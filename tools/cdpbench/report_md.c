@@ -22,10 +22,14 @@ static void md_header(const struct report *r, FILE *f)
 		(long long)json_integer_value(json_object_get(env, "cpus")),
 		json_string_value(json_object_get(env, "memory")));
 	fprintf(f, "Load average (1 minute) %.1f at the start and %.1f at the end, on %lld CPUs: "
-		"other work on the machine widens every interval.\n\n",
+		"other work on the machine widens every interval. Placement %s: the sink on CPUs %s, "
+		"the browsers on %s.\n\n",
 		json_number_value(json_array_get(json_object_get(env, "load_average_start"), 0)),
 		json_number_value(json_array_get(json_object_get(env, "load_average_end"), 0)),
-		(long long)json_integer_value(json_object_get(env, "cpus")));
+		(long long)json_integer_value(json_object_get(env, "cpus")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "placement")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "sink_cpus")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "browser_cpus")));
 	fprintf(f, "%.4g MiB bodies. %d measured rounds after %d warm-up round%s, cells interleaved "
 		"round by round. Each trial starts a fresh headless Chromium with a fresh profile; "
 		"the page does %d warm-up transfer%s, then %s. A cell's value is the median "
