@@ -41,7 +41,7 @@ struct mode {
 	int measure_ms;    /* measured time per trial, in more transfers (0: exactly N) */
 };
 
-static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2, 300, 500 };
+static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2, 300, 0 };
 static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
@@ -81,7 +81,7 @@ static void usage(FILE *out)
 	      "  --warmup-rounds N    rounds run first and discarded (default 1)\n"
 	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
 	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
-	      "                       measured time (default 500; --quick and --full 0: N exactly)\n"
+	      "                       measured time (default 0: N exactly)\n"
 	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
 	      "                       sink on the last CPU, the browsers on the others (default "
 	      PLACEMENT_DEFAULT_NAME ")\n"
