@@ -25,16 +25,15 @@ static void fmt_duration(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ds", (int)s);
 }
 
-/* Which cells the next round needs: every target cell that has not reached
- * the target, and what it is compared with. Their count. */
-static size_t wanted_cells(struct report *r, int *want)
+/* want[] from keep[]: the kept cells and what they are compared with. Their count. */
+static size_t with_partners(const struct report *r, const int *keep, int *want)
 {
 	size_t n = 0;
 
 	memset(want, 0, r->ncells * sizeof *want);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
-		if (!c->target || c->reached)
+		if (!keep[i])
 			continue;
 		want[i] = 1;
 		if (c->baseline >= 0)
@@ -55,6 +54,47 @@ static double predicted_s(const struct report *r, const int *want, const double 
 		if (want[i])
 			s += last[i];
 	return s * PREDICT_MARGIN;
+}
+
+/* Which cells the next round needs: every target cell that has not reached
+ * the target (kept), and what it is compared with. Their count. */
+static size_t wanted_cells(const struct report *r, int *keep, int *want)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		keep[i] = r->cells[i].target && !r->cells[i].reached;
+	return with_partners(r, keep, want);
+}
+
+/* The kept cell whose ratio is the most precise (an unknown precision counts
+ * as the least), or -1 when none is kept. */
+static int most_precise(const struct report *r, const int *keep)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		double p = r->cells[i].precision;
+		if (keep[i] && !isnan(p) && (best < 0 || p < r->cells[best].precision))
+			best = (int)i;
+	}
+	for (size_t i = 0; i < r->ncells && best < 0; i++)
+		if (keep[i])
+			best = (int)i;
+	return best;
+}
+
+/* Shrinks a round to fit in `left` seconds: drops kept cells, the most
+ * precise first, until its predicted time fits. Its cell count; 0 when not
+ * even one kept cell with its partners fits. */
+static size_t fit_round(const struct report *r, int *keep, int *want, const double *last,
+			double left)
+{
+	size_t n = with_partners(r, keep, want);
+
+	while (n && predicted_s(r, want, last) > left) {
+		keep[most_precise(r, keep)] = 0;
+		n = with_partners(r, keep, want);
+	}
+	return n;
 }
 
 /* Makes room for round `round` in every cell's samples (zeroed: not run). */
@@ -93,7 +133,7 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 {
 	const struct bench_config *cfg = r->cfg;
 	int fixed = cfg->warmup_rounds + cfg->rounds, round;
-	int *want = xcalloc(r->ncells, sizeof *want);
+	int *want = xcalloc(r->ncells, sizeof *want), *keep = xcalloc(r->ncells, sizeof *keep);
 	double *last = xcalloc(r->ncells, sizeof *last), done_s = 0;
 	size_t done = 0;
 	char el[32], eta[32], progress[64], tail[128];
@@ -108,7 +148,7 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 				break;
 			r->rounds_run = round;
 			report_compute(r);
-			if (!(nwant = wanted_cells(r, want))) {
+			if (!(nwant = wanted_cells(r, keep, want))) {
 				r->stopped_because = "every ratio reached the target";
 				break;
 			}
@@ -118,12 +158,20 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 				want[i] = 1;
 			nwant = r->ncells;
 		}
-		/* The budget is a cap, also on the rounds asked for, once two measured
-		 * rounds give every cell an interval. */
+		/* The budget is a cap, also on the rounds asked for once two measured
+		 * rounds give every cell an interval: a round that would end past it
+		 * runs only the least precise cells that fit, or none. */
 		if (cfg->budget_s > 0 && round >= cfg->warmup_rounds + MIN_ROUNDS &&
 		    elapsed + predicted_s(r, want, last) > cfg->budget_s) {
-			r->stopped_because = "the budget was spent";
-			break;
+			if (round < fixed) {
+				r->rounds_run = round;
+				report_compute(r);
+				wanted_cells(r, keep, want);
+			}
+			if (!(nwant = fit_round(r, keep, want, last, cfg->budget_s - elapsed))) {
+				r->stopped_because = "the budget was spent";
+				break;
+			}
 		}
 		for (size_t i = 0, k = 0; i < r->ncells && !*stop; i++) {
 			double left = 0;
@@ -161,5 +209,6 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 	}
 	r->rounds_run = round < 0 ? 0 : round;
 	free(last);
+	free(keep);
 	free(want);
 }
