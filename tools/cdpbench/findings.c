@@ -153,8 +153,11 @@ json_t *report_findings(const struct report *r)
 		if (estimate_ci_excludes(&c->aa, 1.0)) {
 			char gate[1024];
 			noisy++;
-			say(out, "A/A check %s / %s with %s bodies %s.", c->sc->name, c->sc->aa_with,
-			    c->body, report_aa_gate(r, c, gate, sizeof gate));
+			char a[32], b[32], x[32];
+			say(out, "A/A check %s / %s with %s bodies, %s [%s, %s], %s.", c->sc->name,
+			    c->sc->aa_with, c->body, report_ratio(c->aa.point, x, sizeof x),
+			    report_ratio(c->aa.lo, a, sizeof a), report_ratio(c->aa.hi, b, sizeof b),
+			    report_aa_gate(r, c, gate, sizeof gate));
 		}
 	}
 	for (size_t i = 0; i < r->ncells; i++) {

@@ -97,7 +97,6 @@ double report_rounds_for_target(const struct report *r, const struct report_cell
 const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
 			   size_t len)
 {
-	char a[32], b[32], x[32];
 	size_t o;
 	int n = 0;
 
@@ -108,9 +107,7 @@ const char *report_aa_gate(const struct report *r, const struct report_cell *c, 
 			 100 * (c->aa.hi - 1));
 		return buf;
 	}
-	o = (size_t)snprintf(buf, len, "fails: %s [%s, %s] misses 1.0 by %.0f%%; ",
-			     report_ratio(c->aa.point, x, sizeof x), report_ratio(c->aa.lo, a, sizeof a),
-			     report_ratio(c->aa.hi, b, sizeof b),
+	o = (size_t)snprintf(buf, len, "fails: misses 1.0 by %.0f%%; ",
 			     100 * (c->aa.lo > 1 ? c->aa.lo - 1 : 1 - c->aa.hi));
 	if (o < len)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s cells within x%.2f of 1.0 are "

@@ -95,8 +95,9 @@ int report_measured_rounds(const struct report *r);
  * precision against cfg->target_ci, and the A/A gate: each A/A check that
  * fails marks the cells in its scope whose ratio is within its error. */
 void report_precision(struct report *r);
-/* "fails: 1.12 [1.04, 1.20] misses 1.0 by 4%; u8 cells within x1.20 of 1.0
- * are inconclusive: attach, Page", or "ok (spread -8% / +6%)": c is an A/A cell. */
+/* "fails: misses 1.0 by 4%; u8 cells within x1.20 of 1.0 are inconclusive:
+ * attach, Page", or "ok (spread -8% / +6%)": c is an A/A cell (its ratio and
+ * CI are the caller's to print). */
 const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
 			   size_t len);
 /* The measured rounds c's ratio would need to reach cfg->target_ci, if its CI
