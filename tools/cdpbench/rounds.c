@@ -14,6 +14,7 @@
 #define MAX_ROUNDS 1000
 #define MIN_ROUNDS 2          /* measured rounds run whatever the budget */
 #define PREDICT_MARGIN 1.25   /* a round may run this much slower than the last one */
+#define REPORT_RESERVE_S 5    /* stopping the sink, the statistics, the files */
 
 static void fmt_duration(double s, char *buf, size_t len)
 {
@@ -97,6 +98,17 @@ static size_t fit_round(const struct report *r, int *keep, int *want, const doub
 	return n;
 }
 
+/* What the budget keeps back: a trial as slow as the slowest last one (one
+ * trial can overrun its prediction by that much), and the report. */
+static double reserve(const struct report *r, const double *last)
+{
+	double most = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		most = fmax(most, last[i]);
+	return most + REPORT_RESERVE_S;
+}
+
 /* Makes room for round `round` in every cell's samples (zeroed: not run). */
 static void grow(struct report *r, int round)
 {
@@ -162,13 +174,14 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 		 * rounds give every cell an interval: a round that would end past it
 		 * runs only the least precise cells that fit, or none. */
 		if (cfg->budget_s > 0 && round >= cfg->warmup_rounds + MIN_ROUNDS &&
-		    elapsed + predicted_s(r, want, last) > cfg->budget_s) {
+		    elapsed + predicted_s(r, want, last) > cfg->budget_s - reserve(r, last)) {
 			if (round < fixed) {
 				r->rounds_run = round;
 				report_compute(r);
 				wanted_cells(r, keep, want);
 			}
-			if (!(nwant = fit_round(r, keep, want, last, cfg->budget_s - elapsed))) {
+			if (!(nwant = fit_round(r, keep, want, last,
+						cfg->budget_s - reserve(r, last) - elapsed))) {
 				r->stopped_because = "the budget was spent";
 				break;
 			}
