@@ -14,13 +14,15 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
 # http_parser has no pkg-config file, so it is named as the linker knows it.
 libs    = $(shell pkg-config --libs $(filter-out http_parser,$(1)) 2>/dev/null) \
           $(if $(filter http_parser,$(1)),-lhttp_parser) -lm -pthread
+cflags  = $(shell pkg-config --cflags $(filter-out http_parser,$(1)) 2>/dev/null)
 LIBS_PROXY := libwebsockets jansson
-LIBS_cdpbench := libwebsockets jansson http_parser
+# libxml-2.0: cdpbench audit reads JUnit XML.
+LIBS_cdpbench := libwebsockets jansson http_parser libxml-2.0
 LIBS_cdp-echo := libevent libwebsockets jansson http_parser
 LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
-LIBS_UNIT := libwebsockets jansson libevent http_parser
+LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
 
@@ -81,7 +83,7 @@ $(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
 # Unit tests may include a tool's .c file to reach its statics.
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Itools/common -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
+	$(CC) $(CFLAGS) -Itests/unit -Itools/common $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
@@ -90,7 +92,7 @@ $(B)/%: tools/%.c $(B)/libcdpproxy.a
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) \
         $(B)/libtools.a $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -Itools/$* -Itools/common -o $@ $(wildcard tools/$*/*.c) \
+	$(CC) $(CFLAGS) -Itools/$* -Itools/common $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 deps:

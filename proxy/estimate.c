@@ -137,6 +137,26 @@ void estimate_paired_ratio_ci(const double *a, const double *b, size_t n, unsign
 	free(r);
 }
 
+static void need_two(struct estimate_ci *ci)
+{
+	if (ci->n < 2)
+		ci->lo = ci->hi = NAN;
+}
+
+void estimate_report_median(const double *x, size_t n, unsigned resamples, uint64_t seed,
+			    struct estimate_ci *out)
+{
+	estimate_median_ci(x, n, resamples, seed, ESTIMATE_LEVEL, out);
+	need_two(out);
+}
+
+void estimate_report_ratio(const double *a, const double *b, size_t n, unsigned resamples,
+			   uint64_t seed, struct estimate_ci *out)
+{
+	estimate_paired_ratio_ci(a, b, n, resamples, seed, ESTIMATE_LEVEL, out);
+	need_two(out);
+}
+
 int estimate_ci_excludes(const struct estimate_ci *ci, double v)
 {
 	if (isnan(ci->lo) || isnan(ci->hi))

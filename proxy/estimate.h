@@ -44,6 +44,15 @@ void estimate_median_ci(const double *x, size_t n, unsigned resamples, uint64_t 
 void estimate_paired_ratio_ci(const double *a, const double *b, size_t n, unsigned resamples,
 			      uint64_t seed, double level, struct estimate_ci *out);
 
+/* The same two figures as cdpbench's reports (the matrix and audit) give
+ * them, from this one implementation: at ESTIMATE_LEVEL, and a single
+ * usable sample has no spread, so its interval is unknown (NaN), not [x, x]. */
+#define ESTIMATE_LEVEL 0.95
+void estimate_report_median(const double *x, size_t n, unsigned resamples, uint64_t seed,
+			    struct estimate_ci *out);
+void estimate_report_ratio(const double *a, const double *b, size_t n, unsigned resamples,
+			   uint64_t seed, struct estimate_ci *out);
+
 /* A one-way random-effects split of the variance of grouped values: x holds
  * ngroups groups one after the other (group g has len[g] values; NaN values
  * are left out), for example the log throughput of each transfer of each

@@ -1,6 +1,8 @@
 /* http: answers plain HTTP on the proxy's port: forwards discovery (/json/...)
  * to Chrome and rewrites its WebSocket URLs, and serves the /proxy/ endpoints. */
 #include <dirent.h>
+#include <errno.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +30,9 @@ struct http_reply {
 	size_t len, cap, off;
 	int ready, headers_sent;
 	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
+	int stream;                  /* GET /proxy/events as Server-Sent Events: never complete */
+	uint64_t next_seq;           /* a stream's next tail entry */
+	uint64_t sent_us;            /* a stream's last write (monotonic), for keep-alives */
 	lws_sorted_usec_list_t timer;  /* Chrome must have answered by then */
 	char *req_body;
 	size_t req_len, body_seen;
@@ -157,25 +162,147 @@ static json_t *admin_policies(struct proxy *px)
 
 /* GET /proxy/events?since=SEQ: the live view's entries from SEQ on (at most
  * EVENTS_MAX), how many it missed, and the SEQ to ask next. The ring is fed
- * only while someone reads it: the first read turns it on. */
+ * only while someone reads it: the first read turns it on. With
+ * "Accept: text/event-stream" the same objects come as Server-Sent Events,
+ * pushed each proxy tick while the reader keeps up (events_tick). */
 #define EVENTS_MAX 2000
-static json_t *admin_events(struct proxy *px, struct lws *wsi)
+#define EVENTS_STREAM_BATCH 500           /* entries an event at most: one write */
+#define EVENTS_KEEPALIVE_US (15 * 1000 * 1000)
+
+/* The seq a reader asking from `since` (0: from now) starts at. */
+static uint64_t events_from(struct proxy *px, struct lws *wsi)
 {
 	char arg[40] = "";
 	const char *since = lws_get_urlarg_by_name(wsi, "since=", arg, sizeof arg);   /* the value */
-	uint64_t from = since ? strtoull(since, NULL, 10) : 0, lost = 0, next;
-	json_t *entries;
+	uint64_t from;
+
+	/* An EventSource that reconnects says where it was in Last-Event-ID. */
+	if (lws_hdr_custom_copy(wsi, arg, sizeof arg, "last-event-id:", 14) > 0)
+		since = arg;
+	from = since ? strtoull(since, NULL, 10) : 0;
 
 	px->tail_read_us = util_mono_us();
 	if (!px->core.tail) {
 		px->core.tail = &px->tail;
 		from = from ? from : px->tail.next_seq;
 	}
-	if (!from)
-		from = px->tail.next_seq;
-	entries = tail_json(&px->tail, from, EVENTS_MAX, &lost, &next);
+	return from ? from : px->tail.next_seq;
+}
+
+static json_t *events_json(struct proxy *px, uint64_t from, size_t max, uint64_t *next)
+{
+	uint64_t lost = 0;
+	json_t *entries = tail_json(&px->tail, from, max, &lost, next);
+
 	return json_pack("{s:o, s:I, s:I}", "entries", entries, "lost", (json_int_t)lost,
-			 "next", (json_int_t)next);
+			 "next", (json_int_t)*next);
+}
+
+static json_t *admin_events(struct proxy *px, struct lws *wsi)
+{
+	uint64_t next;
+
+	return events_json(px, events_from(px, wsi), EVENTS_MAX, &next);
+}
+
+static int wants_event_stream(struct lws *wsi)
+{
+	char *accept = http_header_dup(wsi, WSI_TOKEN_HTTP_ACCEPT);
+	int yes = strstr(accept, "text/event-stream") != NULL;
+
+	free(accept);
+	return yes;
+}
+
+/* Starts an event stream on r, or answers 503 when EVENTS_STREAMS_MAX are open. */
+static void events_stream_start(struct proxy *px, struct http_reply *r, struct lws *wsi)
+{
+	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
+		if (px->events_streams[i])
+			continue;
+		px->events_streams[i] = r;
+		r->stream = 1;
+		r->next_seq = events_from(px, wsi);
+		r->status = 200;
+		snprintf(r->content_type, sizeof r->content_type, "text/event-stream");
+		reply_ready(r);
+		return;
+	}
+	reply_json(r, 503, error_json("too many /proxy/events streams open; poll without "
+				      "Accept: text/event-stream, or close one"));
+}
+
+static void events_stream_forget(struct proxy *px, struct http_reply *r)
+{
+	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++)
+		if (px->events_streams[i] == r)
+			px->events_streams[i] = NULL;
+}
+
+/* Writes what the stream has not had yet as one event ("id: NEXT", the
+ * /proxy/events object as data), or a comment to keep an idle stream open.
+ * A reader that does not read leaves the socket unwritable: this is not
+ * called, and the ring moves on without it (its next event says "lost"). */
+static int events_stream_write(struct proxy *px, struct http_reply *r, struct lws *wsi)
+{
+	uint64_t now = util_mono_us(), next;
+	char head[48];
+	int n;
+
+	r->len = 0;
+	if (r->next_seq < px->tail.next_seq) {
+		json_t *o = events_json(px, r->next_seq, EVENTS_STREAM_BATCH, &next);
+		char *s = json_dumps(o, JSON_COMPACT);
+		n = snprintf(head, sizeof head, "id: %llu\ndata: ", (unsigned long long)next);
+		reply_append(r, head, (size_t)n);
+		reply_append(r, s, strlen(s));
+		reply_append(r, "\n\n", 2);
+		free(s);
+		json_decref(o);
+		r->next_seq = next;
+	} else if (now - r->sent_us >= EVENTS_KEEPALIVE_US) {
+		reply_append(r, ":\n\n", 3);
+	} else {
+		return 0;
+	}
+	r->sent_us = now;
+	if (lws_write(wsi, r->buf + LWS_PRE, r->len, LWS_WRITE_HTTP) < (int)r->len)
+		return -1;
+	if (r->next_seq < px->tail.next_seq)
+		lws_callback_on_writable(wsi);
+	return 0;
+}
+
+/* Whether the reader of a stream has gone: lws does not read an HTTP/1
+ * connection while its answer is being sent, so it would not notice. */
+static int events_reader_gone(struct lws *wsi)
+{
+	char c;
+	ssize_t n = recv(lws_get_socket_fd(wsi), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Each proxy tick: keeps the ring fed while a stream is open, closes the
+ * streams whose readers have gone, and asks to write to the streams with
+ * something to send. */
+void http_events_tick(struct proxy *px)
+{
+	uint64_t now = util_mono_us();
+
+	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
+		struct http_reply *r = px->events_streams[i];
+		if (!r || !r->headers_sent)
+			continue;
+		if (events_reader_gone(r->down)) {
+			events_stream_forget(px, r);
+			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+			continue;
+		}
+		px->tail_read_us = now;
+		if (r->next_seq < px->tail.next_seq || now - r->sent_us >= EVENTS_KEEPALIVE_US)
+			lws_callback_on_writable(r->down);
+	}
 }
 
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
@@ -184,6 +311,8 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET"))
 		reply_set(r, 200, "text/html; charset=utf-8", (const char *)dashboard_html,
 			  dashboard_html_len);
+	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET") && wants_event_stream(wsi))
+		events_stream_start(px, r, wsi);
 	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_events(px, wsi));
 	else if (!strcmp(path, "/proxy/policies") && !strcmp(method, "GET"))
@@ -355,7 +484,8 @@ static int on_request(struct proxy *px, struct http_conn *hc, struct lws *wsi, c
 
 static int completed(struct http_conn *hc, struct lws *wsi);
 
-/* Writes the status line and headers, then the body a chunk at a time. */
+/* Writes the status line and headers, then the body a chunk at a time (or,
+ * for an event stream, the events as they come). */
 static int on_writeable(struct http_conn *hc, struct lws *wsi)
 {
 	struct http_reply *r = hc->reply;
@@ -366,14 +496,22 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 	if (!r->headers_sent) {
 		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
+		static const char no_cache[] = "no-cache";
 		if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
-						r->len, &p, end) ||
+						r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len,
+						&p, end) ||
+		    (r->stream && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+				(const unsigned char *)no_cache, sizeof no_cache - 1, &p, end)) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
 			return -1;
 		r->headers_sent = 1;
+		if (r->stream)
+			lws_http_mark_sse(wsi);   /* no lws timeout from now on */
 		lws_callback_on_writable(wsi);
 		return 0;
 	}
+	if (r->stream)
+		return events_stream_write(hc->px, r, wsi);
 	n = r->len - r->off < HTTP_CHUNK ? r->len - r->off : HTTP_CHUNK;
 	/* Later chunks reuse already-sent body bytes before them as LWS_PRE. */
 	if (n && lws_write(wsi, r->buf + LWS_PRE + r->off, n,
@@ -396,6 +534,8 @@ static void reply_release_down(struct http_conn *hc)
 		return;
 	hc->reply = NULL;
 	r->down = NULL;
+	if (r->stream)
+		events_stream_forget(hc->px, r);
 	if (!r->up)
 		reply_free(r);
 }

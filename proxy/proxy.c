@@ -127,6 +127,7 @@ static void tick(lws_sorted_usec_list_t *sul)
 	}
 	if (px->core.log)
 		log_flush(px->core.log);
+	http_events_tick(px);
 	/* Nobody has read the live view for a while: stop feeding its ring. */
 	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
 		px->core.tail = NULL;

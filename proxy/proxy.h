@@ -37,8 +37,10 @@ struct proxy_config {
 };
 
 struct conn;
+struct http_reply;
 
 #define BATCH_BYTES (256 * 1024)
+#define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
 /* A request target as passed on: lws takes 8 KiB of request head, each
  * byte of which may come out as %XX. */
 #define PROXY_TARGET_MAX (3 * 8192 + 2)
@@ -60,6 +62,7 @@ struct proxy {
 	struct listen_state *listen;
 	struct tail tail;             /* the live view's ring, on while someone reads it */
 	uint64_t tail_read_us;        /* when /proxy/events was last asked (monotonic) */
+	struct http_reply *events_streams[EVENTS_STREAMS_MAX];  /* http.c: open event streams */
 	uint64_t log_lost;            /* records the log lost, once it is closed */
 	int failed;                   /* --log-required and the log lost a record: stop */  /* listen.c: sockets and accepted HTTP connections */
 };
@@ -113,6 +116,8 @@ int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		     void *in, size_t len);
 /* The whole value of a request header, however long (lws_hdr_copy joins
  * repeated ones with ','); "" when absent. Free it. */
+/* Each tick: wakes the /proxy/events streams that have entries to send. */
+void http_events_tick(struct proxy *px);
 char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok);
 /* Answers status with why as a plain text body, at once. 0, or -1. */
 int http_refuse(struct lws *wsi, unsigned status, const char *why);

@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev libhttp-parser-dev
+PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev libhttp-parser-dev libxml2-dev
       chromium perl jq curl ca-certificates procps clang libclang-rt-14-dev llvm valgrind nginx-light"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

@@ -9,9 +9,7 @@
 // left behind. Then what the message core adds: the log's Network.enable
 // commands with their sessions, and the network-postdata-cap policy acting.
 'use strict';
-const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,36 +18,9 @@ const wr = require('./lib/wrapper');
 
 const ALL = { timeout: 240000 };
 const RIG = path.join(h.ROOT, 'tests/rigs/playwright');
+// The rig's server (a page with a download link, /data.json, POST /upload).
+const { start: startRigServer } = require('../rigs/server');
 const CLIENTS = path.join(h.ROOT, 'tests/clients');
-const DOWNLOAD = Buffer.alloc(4 << 20, 7);
-
-// The rig's server: a page with a download link, /data.json, POST /upload.
-function startRigServer() {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && req.url === '/upload') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ bytes: body.length, sha256: crypto.createHash('sha256').update(body).digest('hex') }));
-      } else if (req.url === '/file') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="rig.bin"' });
-        res.end(DOWNLOAD);
-      } else if (req.url === '/data.json') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"source":"server"}');
-      } else {
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<!doctype html><title>rig page</title><a id="download" href="/file">download</a>');
-      }
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  })));
-}
 
 // `npx playwright test` of the rig with env; resolves {code, report (the
 // JSON reporter's), stderr, logs: {file: records}, wrappers: pids}.
@@ -61,6 +32,7 @@ async function runRig(server, env = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: wr.wrapperEnv({
       CDPPROXY_BROWSER: h.WRAPPER_BIN, CDPPROXY_LOG: logs.dir, RIG_URL: server.url, RIG_OUT: out.dir,
+      RIG_UPLOAD_MIB: '4',
       // The rig's files require @playwright/test from the committed client tree.
       NODE_PATH: path.join(CLIENTS, 'node_modules'), ...env,
     }),
@@ -111,7 +83,7 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
   const all = results(plain.report);
   const bad = all.filter((r) => r.status !== 'passed');
   assert.deepEqual(bad, [], 'every test passed');
-  assert.equal(all.length, 4, `four tests ran: ${all.map((r) => r.title)}`);
+  assert.equal(all.length, 7, `seven tests ran: ${all.map((r) => r.title)}`);
   assert.equal(plain.code, 0, 'npx playwright test exits 0');
   t.diagnostic(`upload through the wrapper (passthrough): ${uploadMbps(plain)} Mbps`);
   assert.equal(plain.wrappers.length, 2, `two workers, two wrappers, a log file each: ${Object.keys(plain.logs)}`);
@@ -132,7 +104,7 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
 test('the log holds the suite\'s Network.enable commands, with their sessions', ALL, () => {
   assert.ok(plain && plain.report, 'the suite ran');
   const enables = Object.values(plain.logs).flat().filter((r) => r.kind === 'command' && r.method === 'Network.enable');
-  assert.ok(enables.length >= 4, `a Network.enable per page at least (4 tests): ${enables.length} logged`);
+  assert.ok(enables.length >= 7, `a Network.enable per page at least (7 tests): ${enables.length} logged`);
   assert.ok(enables.every((r) => typeof r.session === 'string' && r.session.length > 0),
     `each with the page's session: ${JSON.stringify(enables.slice(0, 3))}`);
 });
@@ -152,6 +124,6 @@ test('CDPPROXY_POLICY=network-postdata-cap: the suite passes again', ALL, async 
 test('network-postdata-cap acted: Network.enable rewritten in the log', ALL, () => {
   assert.ok(capped && capped.report, 'the capped suite ran');
   const enables = Object.values(capped.logs).flat().filter((r) => r.kind === 'command' && r.method === 'Network.enable');
-  assert.ok(enables.length >= 4 && enables.every((r) => r.action === 'rewrite'),
+  assert.ok(enables.length >= 7 && enables.every((r) => r.action === 'rewrite'),
     `every Network.enable rewritten: ${JSON.stringify(enables.slice(0, 3))}`);
 });

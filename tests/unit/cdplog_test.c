@@ -3,9 +3,9 @@
  * the pending bound, and the pairs view's order. */
 #include <string.h>
 
-#include "../../tools/cdplog/agg.c"
+#include "../../tools/common/logagg.c"
 #include "../../tools/cdplog/pairs.c"
-#include "../../tools/cdplog/record.c"
+#include "../../tools/common/logrec.c"
 #include "../../tools/cdplog/summary.c"
 #include "../../tools/cdplog/timeline.c"
 #include "tap.h"

@@ -21,6 +21,12 @@ void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink
 	(void)cfg, (void)ctx, (void)sink_port, (void)sc, (void)body, (void)trial_id, (void)out;
 }
 
+/* main.c's, for the progress line. */
+void bench_fmt_duration(double s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.0fs", s);
+}
+
 enum { NONE, ATTACH, PAGE, NONE2, NCELLS };
 
 int main(void)

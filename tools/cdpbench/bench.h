@@ -33,6 +33,12 @@ struct bench_config {
 extern const char *const bench_bodies[];
 extern const size_t bench_nbodies;
 
+/* main.c: bindir: where this binary is (absolute); root: the source tree
+ * next to it, or the cwd. */
+void bench_find_dirs(struct bench_config *cfg);
+/* "42s", "3m05s", "?" */
+void bench_fmt_duration(double s, char *buf, size_t len);
+
 /* One trial of one cell. */
 struct bench_sample {
 	int ran, ok;

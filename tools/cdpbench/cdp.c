@@ -69,6 +69,16 @@ static void on_message(struct cdp *c, const char *buf, size_t len)
 			snprintf(params, sizeof params, "{\"requestId\":\"%s\"}", id);
 			cdp_send(c, "Fetch.continueRequest", params);
 			c->st.continued++;
+		} else if (scan_str_eq(buf, &r.method, "Page.screencastFrame") && r.params.present) {
+			/* Chrome sends the next frame once the last ones are acknowledged. */
+			json_t *p = json_loadb(buf + r.params.off, r.params.len, 0, NULL);
+			json_t *sid = json_object_get(p, "sessionId");
+			if (json_is_integer(sid)) {
+				snprintf(params, sizeof params, "{\"sessionId\":%" JSON_INTEGER_FORMAT "}",
+					 json_integer_value(sid));
+				cdp_send(c, "Page.screencastFrameAck", params);
+			}
+			json_decref(p);
 		}
 	}
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "bench.h"
 #include "cdp.h"
 #include "child.h"
@@ -51,6 +52,8 @@ static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5
 
 static volatile sig_atomic_t interrupted;
 
+static int bench_main(int argc, char **argv);
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -60,6 +63,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("usage: cdpbench [--quick | --full] [options]\n"
+	      "       cdpbench audit [options] -- COMMAND [ARGS...]   (cdpbench audit --help)\n"
 	      "Measures upload throughput in headless Chromium with no debugger, with a CDP client\n"
 	      "attached, and with each scenario's domains enabled; prints a table and writes a\n"
 	      "report (report.json, report.md, report.html).\n\n"
@@ -102,8 +106,7 @@ static void list_one(const char *name, const char *about, void *arg)
 	fprintf(arg, "  %-18s %s\n", name, about);
 }
 
-/* bindir: where this binary is; root: the source tree next to it, or the cwd. */
-static void find_dirs(struct bench_config *cfg)
+void bench_find_dirs(struct bench_config *cfg)
 {
 	char exe[BENCH_PATH_MAX], probe[BENCH_PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -181,6 +184,16 @@ static int parse_bodies(const char *spec, const char ***out, size_t *n)
 	return *n ? 0 : -1;
 }
 
+void bench_fmt_duration(double s, char *buf, size_t len)
+{
+	if (s < 0 || isnan(s))
+		snprintf(buf, len, "?");
+	else if (s >= 60)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%ds", (int)s);
+}
+
 /* "5m", "90s", "1m30s", "300" (seconds): seconds, or -1. */
 static double parse_duration(const char *text)
 {
@@ -199,6 +212,13 @@ static double parse_duration(const char *text)
 }
 
 int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "audit"))
+		return audit_main(argc - 1, argv + 1);
+	return bench_main(argc, argv);
+}
+
+static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
@@ -342,7 +362,7 @@ int main(int argc, char **argv)
 	/* --rounds N alone fixes the count; --budget adds rounds after them. */
 	cfg.budget_s = budget >= 0 ? budget : rounds > 0 ? 0 : mode->budget_s;
 	cfg.target_ci = target;
-	find_dirs(&cfg);
+	bench_find_dirs(&cfg);
 	env.root = cfg.root;
 	rep.notes = json_array();
 	if (scen_spec || mode == &mode_quick) {

@@ -162,13 +162,6 @@ const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t le
 	return buf;
 }
 
-/* One sample has no spread: its interval is unknown, not [x, x]. */
-static void need_two(struct estimate_ci *ci)
-{
-	if (ci->n < 2)
-		ci->lo = ci->hi = NAN;
-}
-
 void report_compute(struct report *r)
 {
 	const struct bench_config *cfg = r->cfg;
@@ -196,10 +189,8 @@ void report_compute(struct report *r)
 			sink[k] = s->ran && s->ok ? s->sink_mbps : NAN;
 		}
 		failed_commands(r, c);
-		estimate_median_ci(v, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->mbps);
-		estimate_median_ci(sink, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->sink_mbps);
-		need_two(&c->mbps);
-		need_two(&c->sink_mbps);
+		estimate_report_median(v, n, cfg->resamples, cfg->seed, &c->mbps);
+		estimate_report_median(sink, n, cfg->resamples, cfg->seed, &c->sink_mbps);
 		free(sink);
 		free(v);
 	}
@@ -215,14 +206,12 @@ void report_compute(struct report *r)
 		c->aa = c->ratio;
 		if (c->baseline >= 0) {
 			b = measured(r, &r->cells[c->baseline], &nb);
-			estimate_paired_ratio_ci(a, b, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->ratio);
-			need_two(&c->ratio);
+			estimate_report_ratio(a, b, n, cfg->resamples, cfg->seed, &c->ratio);
 			free(b);
 		}
 		if (c->aa_cell >= 0) {
 			b = measured(r, &r->cells[c->aa_cell], &nb);
-			estimate_paired_ratio_ci(a, b, n, cfg->resamples, cfg->seed, REPORT_LEVEL, &c->aa);
-			need_two(&c->aa);
+			estimate_report_ratio(a, b, n, cfg->resamples, cfg->seed, &c->aa);
 			free(b);
 		}
 		free(a);

@@ -11,7 +11,7 @@
 #include "estimate.h"
 #include "scenario.h"
 
-#define REPORT_LEVEL 0.95
+#define REPORT_LEVEL ESTIMATE_LEVEL
 /* A ratio counts as within the target only from this many paired rounds: the
  * bootstrap interval of a median of fewer is too often narrow by luck. */
 #define REPORT_MIN_PAIRS 8
@@ -113,5 +113,9 @@ json_t *report_findings(const struct report *r);
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
+/* report_html.c's helpers, for every page cdpbench writes: s escaped for
+ * HTML; a round step for about five axis ticks up to max. */
+void report_html_esc(FILE *f, const char *s);
+double report_tick_step(double max);
 
 #endif

@@ -12,7 +12,7 @@
 #define ROW_H 24
 #define AXIS_H 30
 
-static void esc(FILE *f, const char *s)
+void report_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -25,8 +25,7 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-/* A round step for about five ticks up to max. */
-static double tick_step(double max)
+double report_tick_step(double max)
 {
 	double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
 
@@ -69,7 +68,7 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		return;
 	if (!(max > 0))
 		max = 1;
-	step = tick_step(max * 1.05);
+	step = report_tick_step(max * 1.05);
 	max = ceil(max * 1.05 / step) * step;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
@@ -93,7 +92,7 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		clipped = c->mbps.point > max;
 		w = isnan(c->mbps.point) ? 0 : PLOT_W * fmin(c->mbps.point, max) / max;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, y + 16);
-		esc(f, c->sc->name);
+		report_html_esc(f, c->sc->name);
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
 			LABEL_W, y + 4, w, ROW_H - 8, bar_color(c));
 		end = LABEL_W + w;
@@ -131,7 +130,7 @@ static void table(const struct report *r, const char *body, FILE *f)
 		if (strcmp(c->body, body))
 			continue;
 		fprintf(f, "<tr><td>");
-		esc(f, c->sc->name);
+		report_html_esc(f, c->sc->name);
 		fprintf(f, "</td><td class=n>%s</td><td>[%s, %s]</td><td class=n>%s%s</td><td>",
 			report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
 			report_mbps(c->mbps.hi, c3, sizeof c3), c->baseline >= 0 ?
@@ -164,11 +163,11 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		"th{background:#f2f2f2}li{margin:.3em 0}.small{color:#555;font-size:90%%}</style>"
 		"</head><body>\n<h1>cdpbench: how enabled CDP domains change upload throughput</h1>\n");
 	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", r->started, r->wall_s);
-	esc(f, json_string_value(json_object_get(r->env, "chromium")));
+	report_html_esc(f, json_string_value(json_object_get(r->env, "chromium")));
 	fprintf(f, "; Linux ");
-	esc(f, json_string_value(json_object_get(r->env, "kernel")));
+	report_html_esc(f, json_string_value(json_object_get(r->env, "kernel")));
 	fprintf(f, "; ");
-	esc(f, json_string_value(json_object_get(r->env, "cpu")));
+	report_html_esc(f, json_string_value(json_object_get(r->env, "cpu")));
 	fprintf(f, " (%lld CPUs). %.4g MiB bodies, %d measured rounds after %d warm-up. Bars: median "
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
 		"the ratio's CI is below 1.0.</p>\n",
@@ -177,13 +176,13 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 	fprintf(f, "<h2>Findings</h2><ul>\n");
 	json_array_foreach(r->findings, k, s) {
 		fprintf(f, "<li>");
-		esc(f, json_string_value(s));
+		report_html_esc(f, json_string_value(s));
 		fprintf(f, "</li>\n");
 	}
 	fprintf(f, "</ul>\n");
 	for (size_t i = 0; i < r->nbodies; i++) {
 		fprintf(f, "<h2>");
-		esc(f, r->bodies[i]);
+		report_html_esc(f, r->bodies[i]);
 		fprintf(f, "</h2>\n");
 		chart(r, r->bodies[i], f);
 		table(r, r->bodies[i], f);
@@ -194,20 +193,20 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		if (c->aa_cell < 0)
 			continue;
 		fprintf(f, "<li>");
-		esc(f, c->sc->name);
+		report_html_esc(f, c->sc->name);
 		fprintf(f, " / ");
-		esc(f, c->sc->aa_with);
+		report_html_esc(f, c->sc->aa_with);
 		fprintf(f, ", %s: %s [%s, %s] ", c->body, report_ratio(c->aa.point, a, sizeof a),
 			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
-		esc(f, report_aa_gate(r, c, gate, sizeof gate));
+		report_html_esc(f, report_aa_gate(r, c, gate, sizeof gate));
 		fprintf(f, "</li>\n");
 	}
 	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {
 		fprintf(f, "<tr><td>");
-		esc(f, r->scenarios->v[i].name);
+		report_html_esc(f, r->scenarios->v[i].name);
 		fprintf(f, "</td><td>");
-		esc(f, r->scenarios->v[i].about);
+		report_html_esc(f, r->scenarios->v[i].about);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "

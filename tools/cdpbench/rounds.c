@@ -16,16 +16,6 @@
 #define PREDICT_MARGIN 1.25   /* a round may run this much slower than the last one */
 #define REPORT_RESERVE_S 5    /* stopping the sink, the statistics, the files */
 
-static void fmt_duration(double s, char *buf, size_t len)
-{
-	if (s < 0 || isnan(s))
-		snprintf(buf, len, "?");
-	else if (s >= 60)
-		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
-	else
-		snprintf(buf, len, "%ds", (int)s);
-}
-
 /* want[] from keep[]: the kept cells and what they are compared with. Their count. */
 static size_t with_partners(const struct report *r, const int *keep, int *want)
 {
@@ -194,12 +184,12 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 			for (int rr = round; rr < fixed; rr++)
 				for (size_t j = rr == round ? i : 0; j < r->ncells; j++)
 					left += last[j] > 0 ? last[j] : done ? done_s / (double)done : 1;
-			fmt_duration((double)(util_mono_us() - t0_us) / 1e6, el, sizeof el);
+			bench_fmt_duration((double)(util_mono_us() - t0_us) / 1e6, el, sizeof el);
 			if (cfg->budget_s > 0 && round >= fixed)
-				fmt_duration(cfg->budget_s - (double)(util_mono_us() - t0_us) / 1e6,
+				bench_fmt_duration(cfg->budget_s - (double)(util_mono_us() - t0_us) / 1e6,
 					     eta, sizeof eta);
 			else
-				fmt_duration(left, eta, sizeof eta);
+				bench_fmt_duration(left, eta, sizeof eta);
 			snprintf(progress, sizeof progress, "[%zu/%zu]", ++k, nwant);
 			snprintf(tail, sizeof tail, "elapsed %s, %s %s", el,
 				 cfg->budget_s > 0 && round >= fixed ? "budget left" : "ETA", eta);

@@ -19,7 +19,8 @@ const char *const scenario_quick_spec = "native,none,attach,Network,playwright";
 const char *const scenario_full_spec =
 	"native,none,attach,Page,Runtime,Network,Log,DOM,CSS,Debugger,Profiler,HeapProfiler,"
 	"Performance,Fetch,Overlay,Accessibility,Audits,Network-capped,playwright,puppeteer,"
-	"pw-no-network,pw-postdata-cap,proxy-passthrough,none";
+	"pw-no-network,pw-postdata-cap,screencast,tracing,cache-disabled,cpu-throttle,net-emulation,"
+	"proxy-passthrough,none";
 
 /* Domains a scenario may enable by name, and what each needs enabled first
  * (Chromium answers CSS.enable and Overlay.enable with an error otherwise). */
@@ -55,6 +56,16 @@ static const struct builtin {
 	  SCENARIO_CDP, NULL, NULL, "playwright", "no-network", NULL },
 	{ "pw-postdata-cap", "playwright through cdpproxy --policy policies/network-postdata-cap.json",
 	  SCENARIO_CDP, NULL, NULL, "playwright", "network-postdata-cap", NULL },
+	{ "screencast", "Page.startScreencast, every frame acknowledged (replays/screencast.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "screencast", NULL, NULL },
+	{ "tracing", "Tracing.start left running (replays/tracing.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "tracing", NULL, NULL },
+	{ "cache-disabled", "Network-capped plus Network.setCacheDisabled (replays/cache-disabled.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "cache-disabled", NULL, NULL },
+	{ "cpu-throttle", "Emulation.setCPUThrottlingRate 4 (replays/cpu-throttle.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "cpu-throttle", NULL, NULL },
+	{ "net-emulation", "Network-capped plus 20 ms emulated latency (replays/net-emulation.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "net-emulation", NULL, NULL },
 	{ "proxy-passthrough", "attach through cdpproxy with no policy (A/A against attach)",
 	  SCENARIO_CDP, NULL, NULL, NULL, "", "attach" },
 };

@@ -1,6 +1,6 @@
-/* record: reading a log line by line into records, their bodies, the
+/* logrec: reading a log line by line into records, their bodies, the
  * commands awaiting an answer, and the time formats every view shares. */
-#include "cdplog.h"
+#include "logrec.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
-/* agg: the one pass behind summary and timeline: counts and round trips per
+/* logagg: the one pass behind summary and timeline: counts and round trips per
  * method and domain, sessions with their targets and enabled domains, policy
  * switches and marks, each within a bound. */
-#include "cdplog.h"
+#include "logrec.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

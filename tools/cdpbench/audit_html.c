@@ -1,0 +1,266 @@
+/* audit_html: audit.html, one self-contained page (no network): per arm the
+ * wall times of its runs with the median and its CI, per domain the traffic
+ * (SVG), the findings, what the rig enables, and the tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit.h"
+#include "report.h"
+
+#define LABEL_W 200
+#define PLOT_W 480
+#define VALUE_W 200
+#define ROW_H 26
+#define AXIS_H 30
+#define DOMAINS_SHOWN 12
+
+static void axis(FILE *f, double max, double step, int rows, const char *label)
+{
+	for (double t = 0; t <= max + step / 2; t += step) {
+		double x = LABEL_W + PLOT_W * t / max;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
+			x, x, rows * ROW_H, x, rows * ROW_H + 16, t);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">", LABEL_W + PLOT_W / 2,
+		rows * ROW_H + AXIS_H + 4);
+	report_html_esc(f, label);
+	fprintf(f, "</text>\n");
+}
+
+static void svg_open(FILE *f, int rows)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
+		LABEL_W + PLOT_W + VALUE_W, rows * ROW_H + AXIS_H + 10);
+}
+
+/* Per arm: each measured run that passed as a dot, the CI as a band, the
+ * median as a bar across it. */
+static void wall_chart(const struct audit *a, FILE *f)
+{
+	int w = a->cfg->warmup_rounds, rows = (int)a->narms;
+	double max = 0, step;
+	char m[32], r[32];
+
+	for (int round = w; round < a->rounds_run; round++)
+		for (size_t i = 0; i < a->narms; i++)
+			if (audit_run_at(a, round, i)->ok)
+				max = fmax(max, audit_run_at(a, round, i)->seconds);
+	if (!(max > 0))
+		return;
+	step = report_tick_step(max * 1.05);
+	max = ceil(max * 1.05 / step) * step;
+	svg_open(f, rows);
+	axis(f, max, step, rows, "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
+	for (size_t i = 0; i < a->narms; i++) {
+		const struct audit_arm *arm = &a->arms[i];
+		double y = (double)i * ROW_H, mid = y + ROW_H / 2.0;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, mid + 4);
+		report_html_esc(f, arm->name);
+		fprintf(f, "</text>\n");
+		if (!isnan(arm->wall.lo))
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#4a78c2\" "
+				"fill-opacity=\"0.25\"/>\n", LABEL_W + PLOT_W * arm->wall.lo / max, y + 5,
+				fmax(1, PLOT_W * (arm->wall.hi - arm->wall.lo) / max), ROW_H - 10);
+		for (int round = w; round < a->rounds_run; round++) {
+			const struct audit_run *run = audit_run_at(a, round, i);
+			if (run->ok)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#222\"/>\n",
+					LABEL_W + PLOT_W * run->seconds / max, mid);
+		}
+		if (!isnan(arm->wall.point))
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c9453b\" "
+				"stroke-width=\"2\"/>\n", LABEL_W + PLOT_W * arm->wall.point / max, y + 3,
+				LABEL_W + PLOT_W * arm->wall.point / max, y + ROW_H - 3);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#222\">%s", LABEL_W + PLOT_W + 8, mid + 4,
+			audit_secs(arm->wall.point, m, sizeof m));
+		if (i && !isnan(arm->ratio.point))
+			fprintf(f, " · %s×", report_ratio(arm->ratio.point, r, sizeof r));
+		if (arm->nfail)
+			fprintf(f, " · %d failed", arm->nfail);
+		fprintf(f, "</text>\n");
+	}
+	fprintf(f, "</svg>\n");
+}
+
+/* Per domain (busiest first): bytes up and down, stacked, in KiB. */
+static void traffic_chart(const json_t *rig, FILE *f)
+{
+	const json_t *doms = json_object_get(rig, "domains"), *d;
+	size_t rows = json_array_size(doms) < DOMAINS_SHOWN ? json_array_size(doms) : DOMAINS_SHOWN, i;
+	double max = 0, step;
+
+	for (i = 0; i < rows; i++) {
+		d = json_array_get(doms, i);
+		max = fmax(max, (double)(json_integer_value(json_object_get(d, "bytes_up")) +
+					 json_integer_value(json_object_get(d, "bytes_down"))) / 1024);
+	}
+	if (!(max > 0))
+		return;
+	step = report_tick_step(max * 1.05);
+	max = ceil(max * 1.05 / step) * step;
+	svg_open(f, (int)rows);
+	axis(f, max, step, (int)rows, "KiB (dark: to Chrome; light: to the client)");
+	for (i = 0; i < rows; i++) {
+		double up, down, y = (double)i * ROW_H;
+		d = json_array_get(doms, i);
+		up = (double)json_integer_value(json_object_get(d, "bytes_up")) / 1024;
+		down = (double)json_integer_value(json_object_get(d, "bytes_down")) / 1024;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, y + 17);
+		report_html_esc(f, json_string_value(json_object_get(d, "name")));
+		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#2f5597\"/>"
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#9db7e0\"/>\n",
+			LABEL_W, y + 5, PLOT_W * up / max, ROW_H - 10, LABEL_W + PLOT_W * up / max, y + 5,
+			PLOT_W * down / max, ROW_H - 10);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">%lld messages</text>\n",
+			LABEL_W + PLOT_W * (up + down) / max + 6, y + 17,
+			(long long)json_integer_value(json_object_get(d, "messages")));
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static void rig_html(const json_t *rig, FILE *f)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	fprintf(f, "<h2>Findings</h2><ul>\n");
+	if (!json_array_size(json_object_get(rig, "findings")))
+		fprintf(f, "<li>None of the known-costly patterns.</li>\n");
+	json_array_foreach(json_object_get(rig, "findings"), i, v) {
+		static const char *const keys[] = { "evidence", "cost", "measured", "remedy" };
+		fprintf(f, "<li><b>");
+		report_html_esc(f, json_string_value(json_object_get(v, "title")));
+		fprintf(f, "</b>");
+		for (size_t n = 0; n < sizeof keys / sizeof keys[0]; n++) {
+			if (!json_object_get(v, keys[n]))
+				continue;
+			fprintf(f, "<br><span class=small>%s:</span> ", keys[n]);
+			report_html_esc(f, json_string_value(json_object_get(v, keys[n])));
+		}
+		fprintf(f, "</li>\n");
+	}
+	fprintf(f, "</ul>\n<h2>What the rig enables</h2><p class=small>%lld browsers, %lld sessions "
+		"(", (long long)json_integer_value(json_object_get(rig, "browsers")),
+		(long long)json_integer_value(json_object_get(rig, "sessions")));
+	i = 0;
+	json_object_foreach(json_object_get(rig, "sessions_by_type"), k, v)
+		fprintf(f, "%s%lld %s", i++ ? ", " : "", (long long)json_integer_value(v), k);
+	fprintf(f, ")</p><table><tr><th>command</th><th>sessions</th></tr>\n");
+	json_object_foreach(json_object_get(rig, "enables"), k, v) {
+		fprintf(f, "<tr><td>");
+		report_html_esc(f, k);
+		fprintf(f, "</td><td class=n>%lld</td></tr>\n",
+			(long long)json_integer_value(json_object_get(v, "sessions")));
+	}
+	fprintf(f, "</table>\n<h2>Traffic per domain</h2>\n");
+	traffic_chart(rig, f);
+	fprintf(f, "<h2>Methods by total round-trip time</h2><table><tr><th>method</th><th>answers"
+		"</th><th>total ms</th><th>max ms</th></tr>\n");
+	json_array_foreach(json_object_get(rig, "top_rtt"), i, v) {
+		fprintf(f, "<tr><td>");
+		report_html_esc(f, json_string_value(json_object_get(v, "name")));
+		fprintf(f, "</td><td class=n>%lld</td><td class=n>%.1f</td><td class=n>%.1f</td></tr>\n",
+			(long long)json_integer_value(json_object_get(v, "rtt_n")),
+			(double)json_integer_value(json_object_get(v, "rtt_total_us")) / 1000,
+			(double)json_integer_value(json_object_get(v, "rtt_max_us")) / 1000);
+	}
+	fprintf(f, "</table>\n<h2>Largest messages</h2><table><tr><th>method</th><th>direction</th>"
+		"<th>session</th><th>bytes</th></tr>\n");
+	json_array_foreach(json_object_get(rig, "largest"), i, v) {
+		fprintf(f, "<tr><td>");
+		report_html_esc(f, json_string_value(json_object_get(v, "method")));
+		fprintf(f, "</td><td>%s</td><td>", json_string_value(json_object_get(v, "dir")));
+		report_html_esc(f, json_string_value(json_object_get(v, "session")));
+		fprintf(f, "</td><td class=n>%lld</td></tr>\n",
+			(long long)json_integer_value(json_object_get(v, "bytes")));
+	}
+	fprintf(f, "</table>\n");
+}
+
+static void tests_html(const struct audit *a, FILE *f)
+{
+	char m[32], r[32];
+
+	if (!a->ntests)
+		return;
+	fprintf(f, "<h2>Tests (median seconds; ratio to %s)</h2><table><tr><th>test</th>",
+		a->arms[0].name);
+	for (size_t i = 0; i < a->narms; i++) {
+		fprintf(f, "<th>");
+		report_html_esc(f, a->arms[i].name);
+		fprintf(f, "</th>");
+	}
+	fprintf(f, "</tr>\n");
+	for (size_t t = 0; t < a->ntests; t++) {
+		fprintf(f, "<tr><td>");
+		report_html_esc(f, a->tests[t].name);
+		fprintf(f, "</td>");
+		for (size_t i = 0; i < a->narms; i++) {
+			const struct estimate_ci *rt = &a->tests[t].ratio[i];
+			fprintf(f, "<td class=n>%s", audit_secs(a->tests[t].median[i].point, m, sizeof m));
+			if (i)
+				fprintf(f, " (%s×%s)", report_ratio(rt->point, r, sizeof r),
+					estimate_ci_excludes(rt, 1.0) ? " *" : "");
+			fprintf(f, "</td>");
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</table><p class=small>* the ratio's 95%% CI excludes 1.0.</p>\n");
+}
+
+int audit_write_html(const struct audit *a, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	char r[32], lo[32], hi[32];
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>cdpbench audit</title><style>body{font-family:sans-serif;max-width:900px;"
+		"margin:2em auto;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
+		"th{background:#f2f2f2}li{margin:.4em 0}.small{color:#555;font-size:90%%}</style>"
+		"</head><body>\n<h1>cdpbench audit</h1>\n<p class=small>Started %s, %.0f s wall time. "
+		"Command: <code>", a->started, a->wall_s);
+	for (int i = 0; i < a->argc; i++) {
+		fprintf(f, "%s", i ? " " : "");
+		report_html_esc(f, a->argv[i]);
+	}
+	fprintf(f, "</code>. %d rounds run (%d warm-up)%s; arms in alternating order. "
+		"Chromium: ", a->rounds_run, a->cfg->warmup_rounds, a->interrupted ? " (interrupted)" : "");
+	report_html_esc(f, json_string_value(json_object_get(a->env, "chromium")));
+	fprintf(f, "; %lld CPUs.</p>\n<h2>Wall time per arm</h2>\n",
+		(long long)json_integer_value(json_object_get(a->env, "cpus")));
+	wall_chart(a, f);
+	fprintf(f, "<ul>\n");
+	for (size_t i = 1; i < a->narms; i++) {
+		const struct audit_arm *arm = &a->arms[i];
+		fprintf(f, "<li>");
+		report_html_esc(f, arm->name);
+		fprintf(f, ": %s× [%s, %s] of %s", report_ratio(arm->ratio.point, r, sizeof r),
+			report_ratio(arm->ratio.lo, lo, sizeof lo), report_ratio(arm->ratio.hi, hi, sizeof hi),
+			a->arms[0].name);
+		if (!isnan(arm->vs_pass.point))
+			fprintf(f, "; %s× [%s, %s] of passthrough", report_ratio(arm->vs_pass.point, r, sizeof r),
+				report_ratio(arm->vs_pass.lo, lo, sizeof lo),
+				report_ratio(arm->vs_pass.hi, hi, sizeof hi));
+		fprintf(f, " (%d of %d runs passed)</li>\n", arm->nok, arm->nok + arm->nfail);
+	}
+	fprintf(f, "</ul>\n");
+	tests_html(a, f);
+	if (a->rig)
+		rig_html(a->rig, f);
+	fprintf(f, "<p class=small>Every run, figure and the environment are in audit.json; each "
+		"run's output in runs/.</p>\n</body></html>\n");
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,397 @@
+/* audit_main: `cdpbench audit`: the flags, the arms, the rounds (interleaved,
+ * the order reversed every other round), the progress line, Ctrl-C, and the
+ * rig analysis of one run's logs; audit --log analyses logs and runs nothing. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "audit_findings.h"
+#include "policy.h"
+#include "report.h"
+#include "util.h"
+
+#define DEFAULT_ARMS "direct,passthrough,network-postdata-cap"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: cdpbench audit [options] -- COMMAND [ARGS...]\n"
+	      "       cdpbench audit --log FILE [--log FILE...] [--bench report.json]\n"
+	      "Runs your test command once per policy per round, interleaved, with its browsers\n"
+	      "launched through build/cdpproxy-chromium (PUPPETEER_EXECUTABLE_PATH and\n"
+	      "CDPPROXY_BROWSER name it), and reports how long each arm takes, with bootstrap CIs,\n"
+	      "and what the suite asks of the browser (audit.json, audit.md, audit.html).\n\n"
+	      "  --policies LIST      the arms, comma-separated: direct (the real Chromium, no\n"
+	      "                       proxy), a name in policies/, or a policy file's path\n"
+	      "                       (default " DEFAULT_ARMS ");\n"
+	      "                       ratios are to the first\n"
+	      "  --rounds N           measured rounds (default 5)\n"
+	      "  --warmup-rounds N    rounds run first and left out of the figures (default 1)\n"
+	      "  --out DIR            where the report and each run's output go (default audit)\n"
+	      "  --junit FILE         the JUnit XML your command writes: each test's duration\n"
+	      "  --timeout S          stop a run (its whole process group) after S seconds\n"
+	      "                       (default 900)\n"
+	      "  --chromium PATH      the real browser (default $CDPPROXY_CHROMIUM or\n"
+	      "                       /usr/bin/chromium)\n"
+	      "  --log-bodies SIZE    CDPPROXY_LOG_BODIES of the proxied arms (default 16KiB; 0:\n"
+	      "                       no bodies, so no params in the rig analysis)\n"
+	      "  --bench FILE         a cdpbench report.json: its ratios back the findings\n"
+	      "  --log FILE           analyse this wrapper or cdpproxy --log file; run nothing\n"
+	      "  --seed N             the bootstrap's seed (default fixed)\n"
+	      "  --help\n", out);
+}
+
+/* Appends the arms of spec; -1 with a message on a missing policy. A name
+ * is a file in the policy directory the proxy itself uses. */
+static int parse_arms(struct audit *a, const char *spec)
+{
+	char *copy = xstrdup(spec), *save = NULL, path[BENCH_PATH_MAX + 64], dir[1100];
+
+	policy_default_dir(NULL, dir, sizeof dir);
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct audit_arm *arm;
+		const char *slash = strrchr(tok, '/'), *file = slash ? slash + 1 : tok;
+		a->arms = xrealloc(a->arms, (a->narms + 1) * sizeof *a->arms);
+		arm = &a->arms[a->narms++];
+		memset(arm, 0, sizeof *arm);
+		snprintf(arm->name, sizeof arm->name, "%.*s", (int)strcspn(file, "."), file);
+		for (size_t i = 0; i + 1 < a->narms; i++) {
+			/* the same policy twice is an A/A pair: its runs need names of their own */
+			if (!strcmp(a->arms[i].name, arm->name)) {
+				char base[AUDIT_NAME_MAX];
+				snprintf(base, sizeof base, "%s", arm->name);
+				snprintf(arm->name, sizeof arm->name, "%.*s#%zu", AUDIT_NAME_MAX - 8, base,
+					 a->narms);
+				i = (size_t)-1;
+			}
+		}
+		if (!strcmp(tok, "direct"))
+			continue;
+		if (strchr(tok, '/') || strstr(tok, ".json"))
+			snprintf(path, sizeof path, "%s", tok);
+		else
+			snprintf(path, sizeof path, "%s/%s.json", dir, tok);
+		if (access(path, R_OK) < 0) {
+			fprintf(stderr, "cdpbench audit: --policies: no policy %s (%s: %s)\n", tok, path,
+				strerror(errno));
+			free(copy);
+			return -1;
+		}
+		arm->policy = realpath(path, NULL);
+	}
+	free(copy);
+	if (!a->narms) {
+		fprintf(stderr, "cdpbench audit: --policies: no arms\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads every *.jsonl of dir into r; the files read. */
+static int rig_read_dir(struct audit_rig *r, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[BENCH_PATH_MAX + 300], err[512];
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 6, ".jsonl"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (audit_rig_add_file(r, path, err, sizeof err) < 0)
+			fprintf(stderr, "cdpbench audit: %s\n", err);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The findings' numbers from a cdpbench report.json, when given. */
+static void cite(json_t *rig, const char *bench)
+{
+	json_error_t je;
+	json_t *b;
+
+	if (!bench || !rig)
+		return;
+	if (!(b = json_load_file(bench, 0, &je))) {
+		fprintf(stderr, "cdpbench audit: --bench %s: %s\n", bench, je.text);
+		return;
+	}
+	audit_findings_cite(json_object_get(rig, "findings"), b, bench);
+	json_decref(b);
+}
+
+/* The rig part from the logs of one run: passthrough's (the rig as it is),
+ * else the first proxied arm's; its first run that passed. */
+static void analyse(struct audit *a, const char *bench)
+{
+	size_t pick = a->narms;
+	struct audit_rig rig;
+
+	for (size_t i = 0; i < a->narms && pick == a->narms; i++)
+		if (a->arms[i].policy && !strcmp(a->arms[i].name, "passthrough"))
+			pick = i;
+	for (size_t i = 0; i < a->narms && pick == a->narms; i++)
+		if (a->arms[i].policy)
+			pick = i;
+	for (int round = 0; pick < a->narms && round < a->rounds_run; round++) {
+		const struct audit_run *r = audit_run_at(a, round, pick);
+		if (!r->ok)
+			continue;
+		audit_rig_init(&rig);
+		if (rig_read_dir(&rig, r->logdir) > 0) {
+			a->rig = audit_rig_json(&rig);
+			snprintf(a->rig_from, sizeof a->rig_from, "%s", r->logdir);
+		}
+		audit_rig_free(&rig);
+		break;
+	}
+	cite(a->rig, bench);
+}
+
+static int log_only(char **logs, int nlogs, const char *bench)
+{
+	struct audit_rig rig;
+	char err[512];
+	json_t *j;
+	int rc = 0;
+
+	audit_rig_init(&rig);
+	for (int i = 0; i < nlogs; i++) {
+		if (audit_rig_add_file(&rig, logs[i], err, sizeof err) < 0) {
+			fprintf(stderr, "cdpbench audit: %s\n", err);
+			rc = 2;
+		}
+	}
+	if (rig.in.bad)
+		fprintf(stderr, "cdpbench audit: %llu lines are not records; the first is line %llu: %s\n",
+			(unsigned long long)rig.in.bad, (unsigned long long)rig.in.first_bad,
+			rig.in.first_bad_why);
+	j = audit_rig_json(&rig);
+	cite(j, bench);
+	if (!rc)
+		audit_rig_print(j, stdout);
+	json_decref(j);
+	audit_rig_free(&rig);
+	return rc;
+}
+
+/* Runs every round of every arm; returns the whole rounds that ran. */
+static int run_rounds(struct audit *a)
+{
+	const struct bench_config *cfg = a->cfg;
+	int total = cfg->warmup_rounds + cfg->rounds, tty = isatty(2);
+	size_t done = 0, all = (size_t)total * a->narms;
+	double *last = xcalloc(a->narms, sizeof *last), done_s = 0;
+	uint64_t t0 = util_mono_us();
+	char el[32], eta[32];
+
+	for (int round = 0; round < total; round++) {
+		for (size_t k = 0; k < a->narms && !stop; k++) {
+			/* every other round backwards: drift hits every arm alike */
+			size_t i = round % 2 ? a->narms - 1 - k : k;
+			struct audit_run *r = audit_run_at(a, round, i);
+			double left = 0;
+
+			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s: running%s", tty ? "\r\033[K" : "",
+				done + 1, all, round + 1, total, round < cfg->warmup_rounds ? " (warm-up)" : "",
+				a->arms[i].name, tty ? "" : "\n");
+			audit_run_once(a, i, round, &stop, r);
+			if (stop)
+				break;
+			last[i] = r->seconds;
+			done_s += r->seconds;
+			done++;
+			for (size_t n = done; n < all; n++)
+				left += last[n % a->narms] > 0 ? last[n % a->narms] : done_s / (double)done;
+			bench_fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
+			bench_fmt_duration(left, eta, sizeof eta);
+			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s: %s  (%.1fs)  elapsed %s, ETA %s%s",
+				tty ? "\r\033[K" : "", done, all, round + 1, total,
+				round < cfg->warmup_rounds ? " (warm-up)" : "", a->arms[i].name,
+				r->ok ? "ok" : "FAILED", r->seconds, el, eta, tty ? "" : "\n");
+			if (!r->ok)
+				fprintf(stderr, "%scdpbench audit: %s round %d: %s\n", tty ? "\n" : "",
+					a->arms[i].name, round, r->error);
+		}
+		if (stop) {
+			fprintf(stderr, "\ncdpbench audit: interrupted; reporting the %d rounds that "
+				"finished\n", round);
+			free(last);
+			return round;
+		}
+	}
+	if (tty)
+		fputc('\n', stderr);
+	free(last);
+	return total;
+}
+
+int audit_main(int argc, char **argv)
+{
+	enum { O_POLICIES = 256, O_ROUNDS, O_WARM, O_OUT, O_JUNIT, O_TIMEOUT, O_CHROMIUM,
+	       O_BODIES, O_BENCH, O_LOG, O_SEED, O_HELP };
+	static const struct option opts[] = {
+		{ "policies", required_argument, NULL, O_POLICIES },
+		{ "rounds", required_argument, NULL, O_ROUNDS },
+		{ "warmup-rounds", required_argument, NULL, O_WARM },
+		{ "out", required_argument, NULL, O_OUT }, { "junit", required_argument, NULL, O_JUNIT },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "chromium", required_argument, NULL, O_CHROMIUM },
+		{ "log-bodies", required_argument, NULL, O_BODIES },
+		{ "bench", required_argument, NULL, O_BENCH }, { "log", required_argument, NULL, O_LOG },
+		{ "seed", required_argument, NULL, O_SEED }, { "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bench_config cfg;
+	static struct audit a;
+	const char *arms = DEFAULT_ARMS, *bench = NULL;
+	char **logs = NULL, err[512];
+	int nlogs = 0, c, rc = 1, total;
+	uint64_t t0;
+	time_t now;
+
+	memset(&a, 0, sizeof a);
+	snprintf(cfg.out_dir, sizeof cfg.out_dir, "audit");
+	cfg.chromium = getenv("CDPPROXY_CHROMIUM") && *getenv("CDPPROXY_CHROMIUM") ?
+		       getenv("CDPPROXY_CHROMIUM") : "/usr/bin/chromium";
+	cfg.resamples = ESTIMATE_RESAMPLES;
+	cfg.seed = ESTIMATE_SEED;
+	cfg.rounds = 5;
+	cfg.warmup_rounds = 1;
+	a.cfg = &cfg;
+	a.timeout_s = 900;
+	a.log_bodies = "16KiB";
+	opterr = 0;
+	optind = 1;
+	/* "+": the first word that is not an option starts the command */
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		long v = 0;
+		char *end;
+		if (c == O_ROUNDS || c == O_WARM || c == O_TIMEOUT) {
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < (c == O_WARM ? 0 : 1) ||
+			    v > (c == O_TIMEOUT ? 86400 : 1000)) {
+				fprintf(stderr, "cdpbench audit: --%s wants a number from %d to %d, not '%s'\n",
+					c == O_ROUNDS ? "rounds" : c == O_WARM ? "warmup-rounds" : "timeout",
+					c == O_WARM ? 0 : 1, c == O_TIMEOUT ? 86400 : 1000, optarg);
+				return 2;
+			}
+		}
+		switch (c) {
+		case O_POLICIES: arms = optarg; break;
+		case O_ROUNDS: cfg.rounds = (int)v; break;
+		case O_WARM: cfg.warmup_rounds = (int)v; break;
+		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
+		case O_JUNIT: a.junit = optarg; break;
+		case O_TIMEOUT: a.timeout_s = (int)v; break;
+		case O_CHROMIUM: cfg.chromium = optarg; break;
+		case O_BODIES: a.log_bodies = optarg; break;
+		case O_BENCH: bench = optarg; break;
+		case O_LOG:
+			logs = xrealloc(logs, (size_t)(nlogs + 1) * sizeof *logs);
+			logs[nlogs++] = optarg;
+			break;
+		case O_SEED: cfg.seed = strtoull(optarg, NULL, 0); break;
+		case O_HELP: usage(stdout); return 0;
+		default:
+			fprintf(stderr, "cdpbench audit: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (nlogs) {
+		if (optind < argc) {
+			fprintf(stderr, "cdpbench audit: --log runs nothing; drop the command or the --log\n");
+			free(logs);
+			return 2;
+		}
+		rc = log_only(logs, nlogs, bench);
+		free(logs);
+		return rc;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "cdpbench audit: no command (cdpbench audit [options] -- COMMAND ...)\n");
+		return 2;
+	}
+	a.argv = argv + optind;
+	a.argc = argc - optind;
+	bench_find_dirs(&cfg);
+	snprintf(a.wrapper, sizeof a.wrapper, "%s/cdpproxy-chromium", cfg.bindir);
+	if (parse_arms(&a, arms) < 0)
+		goto out;
+	if (access(cfg.chromium, X_OK) < 0) {
+		fprintf(stderr, "cdpbench audit: cannot run %s: %s (--chromium PATH)\n", cfg.chromium,
+			strerror(errno));
+		goto out;
+	}
+	if (access(a.wrapper, X_OK) < 0) {
+		fprintf(stderr, "cdpbench audit: cannot run %s: %s (build it: make)\n", a.wrapper,
+			strerror(errno));
+		goto out;
+	}
+	if (mkdir(cfg.out_dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "cdpbench audit: cannot create %s: %s\n", cfg.out_dir, strerror(errno));
+		goto out;
+	}
+	total = cfg.warmup_rounds + cfg.rounds;
+	a.runs = xcalloc((size_t)total * a.narms, sizeof *a.runs);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	now = time(NULL);
+	strftime(a.started, sizeof a.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	a.env = report_environment(&cfg, argc, argv);
+	json_object_del(a.env, "chromium_flags");   /* cdpbench's own launches: not these */
+	fprintf(stderr, "cdpbench audit: %zu arms x %d rounds (%d warm-up) of:", a.narms, total,
+		cfg.warmup_rounds);
+	for (int i = 0; i < a.argc; i++)
+		fprintf(stderr, " %s", a.argv[i]);
+	fprintf(stderr, "\n");
+	t0 = util_mono_us();
+	a.rounds_run = run_rounds(&a);
+	a.wall_s = (double)(util_mono_us() - t0) / 1e6;
+	a.interrupted = stop;
+	audit_compute(&a);
+	analyse(&a, bench);
+	audit_print_summary(&a, stdout);
+	fflush(stdout);
+	if (audit_write_files(&a, err, sizeof err) < 0) {
+		fprintf(stderr, "cdpbench audit: %s\n", err);
+		goto out;
+	}
+	fprintf(stderr, "cdpbench audit: %.0f s; report in %s/ (audit.html, audit.md, audit.json)\n",
+		a.wall_s, cfg.out_dir);
+	rc = stop ? 130 : 0;
+out:
+	for (size_t i = 0; a.runs && i < (size_t)(cfg.warmup_rounds + cfg.rounds) * a.narms; i++)
+		audit_run_free(&a.runs[i]);
+	free(a.runs);
+	for (size_t i = 0; i < a.narms; i++)
+		free(a.arms[i].policy);
+	free(a.arms);
+	audit_free_figures(&a);
+	json_decref(a.rig);
+	json_decref(a.env);
+	return rc;
+}
