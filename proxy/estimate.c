@@ -163,3 +163,60 @@ int estimate_ci_excludes(const struct estimate_ci *ci, double v)
 		return 0;
 	return ci->lo > v || ci->hi < v;
 }
+
+void estimate_variance_split(const double *x, const size_t *len, size_t ngroups,
+			     struct estimate_split *out)
+{
+	double sum = 0, ssw = 0, ssb = 0, sum_n2 = 0, *mean = xmalloc((ngroups ? ngroups : 1) * sizeof *mean);
+	size_t *n = xcalloc(ngroups ? ngroups : 1, sizeof *n), off = 0, k = 0, N = 0, dfw = 0;
+
+	/* Two passes per group (mean, then squares): no cancellation at these sizes. */
+	for (size_t g = 0; g < ngroups; off += len[g++]) {
+		double s = 0;
+		for (size_t i = 0; i < len[g]; i++)
+			if (!isnan(x[off + i])) {
+				s += x[off + i];
+				n[g]++;
+			}
+		if (!n[g])
+			continue;
+		mean[g] = s / (double)n[g];
+		for (size_t i = 0; i < len[g]; i++)
+			if (!isnan(x[off + i]))
+				ssw += (x[off + i] - mean[g]) * (x[off + i] - mean[g]);
+		sum += s;
+		N += n[g];
+		sum_n2 += (double)n[g] * (double)n[g];
+		dfw += n[g] - 1;
+		k++;
+	}
+	out->groups = k;
+	out->values = N;
+	out->within = dfw ? ssw / (double)dfw : NAN;
+	out->between = NAN;
+	/* Without within-group spread the groups' variance mixes both: unknown. */
+	if (k >= 2 && dfw) {
+		double grand = sum / (double)N, msb, n0;
+		for (size_t g = 0; g < ngroups; g++)
+			if (n[g])
+				ssb += (double)n[g] * (mean[g] - grand) * (mean[g] - grand);
+		msb = ssb / (double)(k - 1);
+		/* n0: the "average" group size of unbalanced one-way ANOVA. */
+		n0 = ((double)N - sum_n2 / (double)N) / (double)(k - 1);
+		out->between = fmax(0, (msb - out->within) / n0);
+	}
+	free(n);
+	free(mean);
+}
+
+double estimate_split_mean_var(const struct estimate_split *s, double groups, double per_group)
+{
+	return s->between / groups + s->within / (groups * per_group);
+}
+
+double estimate_ci_rel_halfwidth(const struct estimate_ci *ci)
+{
+	if (isnan(ci->lo) || isnan(ci->hi) || !(ci->point > 0))
+		return NAN;
+	return fmax(ci->hi / ci->point - 1, 1 - ci->lo / ci->point);
+}

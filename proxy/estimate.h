@@ -53,6 +53,29 @@ void estimate_report_median(const double *x, size_t n, unsigned resamples, uint6
 void estimate_report_ratio(const double *a, const double *b, size_t n, unsigned resamples,
 			   uint64_t seed, struct estimate_ci *out);
 
+/* A one-way random-effects split of the variance of grouped values: x holds
+ * ngroups groups one after the other (group g has len[g] values; NaN values
+ * are left out), for example the log throughput of each transfer of each
+ * trial. `within` is the variance inside a group (the pooled mean square);
+ * `between` the variance of the groups' true means (ANOVA estimator, method
+ * of moments, floored at 0). Either is NaN when the data cannot tell it: within
+ * needs a group with two values, between that and two groups with values. */
+struct estimate_split {
+	double between, within;
+	size_t groups, values;   /* that had values, and those values */
+};
+
+void estimate_variance_split(const double *x, const size_t *len, size_t ngroups,
+			     struct estimate_split *out);
+
+/* The variance of the mean of `groups` groups of `per_group` values each, as
+ * the split predicts: between / groups + within / (groups * per_group). */
+double estimate_split_mean_var(const struct estimate_split *s, double groups, double per_group);
+
+/* How far the interval reaches from its point, relative to it: the larger of
+ * hi/point - 1 and 1 - lo/point (0.1 for "within +-10%"). NaN when unknown. */
+double estimate_ci_rel_halfwidth(const struct estimate_ci *ci);
+
 /* Does the interval lie entirely on one side of v (so it "excludes" v)? 0 when
  * the interval is unknown (NaN). */
 int estimate_ci_excludes(const struct estimate_ci *ci, double v);

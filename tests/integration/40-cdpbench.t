@@ -53,8 +53,13 @@ function checkCell(rep, c) {
   assert.equal(c.failed, 0, `${what}: no failed trial (${errors.join('; ')})`);
   assert.equal(c.n, rep.config.rounds, `${what}: a sample in every measured round`);
   assert.ok(c.median_mbps > 0, `${what}: a median (${c.median_mbps})`);
-  const perTrial = rep.config.bytes * (rep.config.warmup_transfers + rep.config.transfers);
   for (const s of c.samples) {
+    const measured = s.detail.transfers.filter((x) => !x.warmup).length;
+    if (c.scenario !== 'native') {
+      assert.ok(measured >= rep.config.transfers && measured <= rep.config.max_transfers,
+        `${what} round ${s.round}: ${measured} measured transfers, from ${rep.config.transfers} to ${rep.config.max_transfers}`);
+    }
+    const perTrial = rep.config.bytes * (rep.config.warmup_transfers + measured);
     assert.equal(s.page_bytes, perTrial, `${what} round ${s.round}: the page moved every byte`);
     assert.equal(s.sink_bytes, s.page_bytes, `${what} round ${s.round}: sink bytes == bytes sent`);
     assert.ok(s.page_mbps > 0, `${what} round ${s.round}: timed in the page`);
@@ -181,6 +186,64 @@ test('replay failures and cut params are told, with their cause', (t) => {
   assert.match(md, /\| replay:spoiled \|.*cut at 40 bytes/, 'and in the scenario\'s row');
 });
 
+// Issue 21: --budget adds rounds until every ratio's CI is within --target-ci.
+// A loose target is reached at the fewest rounds a CI is trusted from (8); a
+// target no machine reaches runs until the budget is spent, and says so.
+test('--budget stops when every ratio is within --target-ci, at 8 rounds', { timeout: 150000 }, async () => {
+  const out = h.tmpdir('cdpbench-budget-');
+  const r = await cdpbench(['--scenarios', 'none,attach,none', '--bodies', 'u8', '--mib', '1',
+    '--rounds', '2', '--warmup-rounds', '0', '--budget', '2m', '--target-ci', '0.99',
+    '--measure-ms', '200', '--out', out.dir], 140000);
+  assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
+  const rep = readReport(out.dir);
+  assert.equal(rep.config.budget_seconds, 120, '2m is 120 s');
+  const pl = rep.environment.placement;
+  if (rep.environment.cpus >= 2) {
+    assert.equal(pl.placement, 'split', `the sink apart from the browsers by default: ${JSON.stringify(pl)}`);
+    assert.ok(pl.sink_cpus && pl.browser_cpus && !pl.browser_cpus.split(/[,-]/).includes(pl.sink_cpus),
+      `the sink's CPU is not the browsers': ${JSON.stringify(pl)}`);
+  }
+  assert.equal(rep.environment.load_average_start.length, 3, 'the load average is recorded');
+  assert.equal(rep.config.target_ci, 0.99);
+  assert.equal(rep.config.stopped_because, 'every ratio reached the target');
+  assert.equal(rep.config.measured_rounds_run, 8, 'no more rounds than a trusted CI needs');
+  const targets = rep.cells.filter((c) => c.precision.target);
+  assert.deepEqual(targets.map((c) => c.scenario), ['attach', 'none#2'], 'the ratio and the A/A check are held to the target');
+  for (const c of targets) {
+    assert.ok(c.precision.reached && c.precision.ci_halfwidth <= 0.99, `${c.scenario}: reached (${c.precision.ci_halfwidth})`);
+  }
+  for (const c of rep.cells) {
+    checkCell({ ...rep, config: { ...rep.config, rounds: 8 } }, c);
+    const v = c.precision.variance;
+    assert.equal(v.trials, 8, `${c.scenario}: the split has every trial`);
+    assert.ok(v.transfers > 2 * 8, `${c.scenario}: --measure-ms 200 added transfers (${v.transfers})`);
+    assert.ok(v.within_trial > 0 && v.between_trials >= 0, `${c.scenario}: a split (${JSON.stringify(v)})`);
+  }
+  const md = fs.readFileSync(path.join(out.dir, 'report.md'), 'utf8');
+  assert.match(md, /spread trial \/ transfer/, 'report.md has the split');
+  assert.match(md, /\| none#2 \/ none \| u8 \| [0-9.]+ \| \[[0-9.]+, [0-9.]+\] \| (ok \(spread|fails: )/, 'report.md has the A/A gate');
+});
+
+test('--budget with a target no run reaches spends the budget and says which cells fell short', { timeout: 120000 }, async () => {
+  const out = h.tmpdir('cdpbench-budget-');
+  const started = Date.now();
+  const r = await cdpbench(['--scenarios', 'none,attach', '--bodies', 'u8', '--mib', '1',
+    '--rounds', '2', '--warmup-rounds', '0', '--budget', '40s', '--target-ci', '0.001',
+    '--measure-ms', '0', '--out', out.dir], 110000);
+  const took = (Date.now() - started) / 1000;
+  assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
+  const rep = readReport(out.dir);
+  assert.equal(rep.config.stopped_because, 'the budget was spent');
+  assert.ok(took < 40 + 15, `the budget holds: ${took} s for 40 s`);
+  assert.ok(rep.config.measured_rounds_run > 2, `rounds were added (${rep.config.measured_rounds_run})`);
+  const attach = rep.cells.find((c) => c.scenario === 'attach');
+  assert.equal(attach.precision.reached, false, 'attach did not reach +-0.1%');
+  assert.ok(attach.precision.rounds_for_target > rep.config.measured_rounds_run, 'and would need more rounds');
+  assert.match(r.stdout, /u8 +attach .*~/, 'the table marks it ~');
+  assert.ok(rep.findings.some((f) => /^0 of 1 ratios have a CI within \+-0.1%/.test(f) && f.includes('the budget was spent')),
+    `a finding says so: ${rep.findings.join(' | ')}`);
+});
+
 test('--version, and a bad flag is one line', async () => {
   const v = await cdpbench(['--version'], 10000);
   assert.equal(v.code, 0);
@@ -188,4 +251,10 @@ test('--version, and a bad flag is one line', async () => {
   const b = await cdpbench(['--no-such-flag'], 10000);
   assert.equal(b.code, 2);
   assert.equal(b.stderr.trim(), "cdpbench: unknown or incomplete option '--no-such-flag' (see --help)");
+  const d = await cdpbench(['--budget', '5x'], 10000);
+  assert.equal(d.code, 2);
+  assert.equal(d.stderr.trim(), "cdpbench: --budget wants a duration (5m, 90s, 1m30s), not '5x'");
+  const t = await cdpbench(['--target-ci', '1.5'], 10000);
+  assert.equal(t.code, 2);
+  assert.match(t.stderr, /^cdpbench: --target-ci wants a fraction/);
 });

@@ -7,6 +7,7 @@
 
 #include "../../tools/cdpbench/audit_stats.c"
 #include "../../tools/cdpbench/findings.c"
+#include "../../tools/cdpbench/precision.c"
 #include "../../tools/cdpbench/replay.c"
 #include "../../tools/cdpbench/report.c"
 #include "../../tools/cdpbench/report_html.c"

@@ -126,6 +126,72 @@ static void test_excludes(void)
 	ok(!estimate_ci_excludes(&unknown, 1), "an unknown interval excludes nothing");
 }
 
+/* A standard normal draw (Box-Muller) from the module's own generator. */
+static double normal(struct estimate_rng *r)
+{
+	double u = ((double)(estimate_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+	double v = (double)(estimate_rng_next(r) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static void test_variance_split(void)
+{
+	/* Means 2 and 6: within ((1)^2 * 4) / (4 - 2) = 2; the means' variance 8
+	 * less within / 2 (the group size) = 7. */
+	double two[] = { 1, 3, 5, 7 }, same[] = { 1, 3, 1, 3 }, uneven[] = { 1, 3, 5, 10 };
+	double holes[] = { 1, NAN, 3, 5, 7 }, single[] = { 1, 2, 3 };
+	size_t len2[] = { 2, 2 }, len3[] = { 3, 1 }, lenh[] = { 3, 2 }, len1[] = { 1, 1, 1 };
+	struct estimate_split s;
+	struct estimate_rng rng;
+	enum { G = 400, T = 4 };
+	static double x[G * T];
+	size_t len[G];
+
+	estimate_variance_split(two, len2, 2, &s);
+	near(s.within, 2, "{1,3},{5,7}: within 2 (got %g)", s.within);
+	near(s.between, 7, "{1,3},{5,7}: between 7 (got %g)", s.between);
+	ok(s.groups == 2 && s.values == 4, "two groups, four values");
+	near(estimate_split_mean_var(&s, 2, 2), 7.0 / 2 + 2.0 / 4, "the mean of 2x2: 7/2 + 2/4");
+	estimate_variance_split(same, len2, 2, &s);
+	ok(s.between == 0 && s.within == 2, "equal groups: between floored at 0, within 2");
+	/* Unbalanced: n0 = (4 - (9 + 1) / 4) / 1 = 1.5; MSB = 3 * 1.75^2 + 5.25^2 = 36.75;
+	 * within from the first group alone: 4. Between (36.75 - 4) / 1.5. */
+	estimate_variance_split(uneven, len3, 2, &s);
+	near(s.within, 4, "{1,3,5},{10}: within 4 (got %g)", s.within);
+	near(s.between, (36.75 - 4) / 1.5, "{1,3,5},{10}: between 21.83 (got %g)", s.between);
+	estimate_variance_split(holes, lenh, 2, &s);
+	ok(s.values == 4 && fabs(s.within - 2) < 1e-9 && fabs(s.between - 7) < 1e-9,
+	   "NaN values are left out: {1,3},{5,7} again");
+	estimate_variance_split(single, len1, 3, &s);
+	ok(isnan(s.within) && isnan(s.between) && s.groups == 3,
+	   "one value a group: neither part can be told");
+	estimate_variance_split(two, len2, 1, &s);
+	ok(!isnan(s.within) && isnan(s.between), "one group: within only");
+
+	/* Synthetic trials: a trial effect with sd 0.3 and transfers with sd 0.1
+	 * around it. 400 trials of 4 recover 0.09 and 0.01 within 20%. */
+	estimate_rng_seed(&rng, 42);
+	for (size_t g = 0; g < G; g++) {
+		double trial = 0.3 * normal(&rng);
+		len[g] = T;
+		for (size_t i = 0; i < T; i++)
+			x[g * T + i] = 5 + trial + 0.1 * normal(&rng);
+	}
+	estimate_variance_split(x, len, G, &s);
+	ok(fabs(s.between / 0.09 - 1) < 0.2, "synthetic: between %.4f, made with 0.09", s.between);
+	ok(fabs(s.within / 0.01 - 1) < 0.2, "synthetic: within %.4f, made with 0.01", s.within);
+}
+
+static void test_rel_halfwidth(void)
+{
+	struct estimate_ci a = { 2, 1.8, 2.1, 5 }, b = { 1, 0.95, 1.2, 5 }, u = { 1, NAN, NAN, 1 };
+
+	near(estimate_ci_rel_halfwidth(&a), 0.1, "2 [1.8, 2.1]: -10%%/+5%% -> 0.1");
+	near(estimate_ci_rel_halfwidth(&b), 0.2, "1 [0.95, 1.2]: the wider side, 0.2");
+	ok(isnan(estimate_ci_rel_halfwidth(&u)), "unknown interval: NaN");
+}
+
 int main(void)
 {
 	test_rng();
@@ -134,5 +200,7 @@ int main(void)
 	test_median_ci();
 	test_paired_ratio();
 	test_excludes();
+	test_variance_split();
+	test_rel_halfwidth();
 	return tap_done();
 }

@@ -16,9 +16,13 @@ struct bench_config {
 	char out_dir[BENCH_PATH_MAX];
 	const char *chromium;
 	uint64_t bytes;                  /* one body */
-	int transfers;                   /* measured transfers per trial */
+	int transfers;                   /* measured transfers per trial (the fewest) */
+	int measure_ms, max_transfers;   /* then more, until this much measured time or count */
 	int warmup_transfers;            /* the page's, before those */
-	int rounds, warmup_rounds;       /* measured rounds, and discarded ones first */
+	int rounds, warmup_rounds;       /* measured rounds (the fewest, with a budget), and
+	                                    discarded ones first */
+	double budget_s;                 /* > 0: add rounds until target_ci or this is spent */
+	double target_ci;                /* a ratio's CI within +-this of its point (0.1) */
 	int trial_timeout_s;             /* 0: from the size */
 	unsigned resamples;
 	uint64_t seed;

@@ -31,7 +31,8 @@ void collect_sample(const char *body, int measured, json_t *record,
 	json_t *page = json_object_get(result, "transfers"), *t, *rows = json_array();
 	const char *kind = strcmp(body, "download") ? "upload" : "download";
 	const char *perr = json_string_value(json_object_get(result, "error"));
-	double *pm = xcalloc((size_t)measured + 1, sizeof *pm), *sm = xcalloc((size_t)measured + 1, sizeof *sm);
+	size_t cap = json_array_size(page) + 1;
+	double *pm = xcalloc(cap, sizeof *pm), *sm = xcalloc(cap, sizeof *sm);
 	size_t k, m = 0;
 
 	out->page_bytes = out->sink_bytes = 0;
@@ -57,7 +58,7 @@ void collect_sample(const char *body, int measured, json_t *record,
 			snprintf(out->error, sizeof out->error, "transfer %lld: the page moved %llu bytes, "
 				 "the sink counted %llu", (long long)i, (unsigned long long)pb,
 				 (unsigned long long)sb);
-		if (!is_warm && m < (size_t)measured) {
+		if (!is_warm) {
 			pm[m] = page_mbps;
 			sm[m++] = sink_mbps;
 		}

@@ -10,7 +10,8 @@
 /* Fills out from record, the sink's GET /trial answer: {"result": what the page
  * posted ({"transfers":[{i,warmup,bytes,ms}],"error"}), "transfers": what the
  * sink saw ([{i,kind,bytes,first_us,last_us}])}. page_mbps and sink_mbps are
- * the medians over the `measured` non-warm-up transfers; out->error says why a
+ * the medians over the non-warm-up transfers, at least `measured` of them (the
+ * page may do more: bench.html's ms and max); out->error says why a
  * sample is not usable (the page's error, missing transfers, or the page and
  * the sink disagreeing on bytes: exactly, or for a form within the multipart
  * overhead). Adds "transfers" (and "user_agent") to out->detail. */

@@ -125,7 +125,8 @@ json_t *report_findings(const struct report *r)
 {
 	json_t *out = json_array();
 	int noisy = 0, checks = 0, failed = 0;
-	char a[32], b[32], c3[32], m1[32], m2[32];
+	char m1[32], m2[32];
+	int targets = 0, reached = 0;
 
 	for (size_t i = 0; i < r->nbodies; i++)
 		per_body(r, r->bodies[i], out);
@@ -150,13 +151,26 @@ json_t *report_findings(const struct report *r)
 			continue;
 		checks++;
 		if (estimate_ci_excludes(&c->aa, 1.0)) {
+			char gate[1024];
 			noisy++;
-			say(out, "A/A check %s / %s with %s bodies: %s [%s, %s], which excludes 1.0: the "
-			    "machine was too noisy to conclude from differences of that size.",
-			    c->sc->name, c->sc->aa_with, c->body, report_ratio(c->aa.point, a, sizeof a),
-			    report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
+			char a[32], b[32], x[32];
+			say(out, "A/A check %s / %s with %s bodies, %s [%s, %s], %s.", c->sc->name,
+			    c->sc->aa_with, c->body, report_ratio(c->aa.point, x, sizeof x),
+			    report_ratio(c->aa.lo, a, sizeof a), report_ratio(c->aa.hi, b, sizeof b),
+			    report_aa_gate(r, c, gate, sizeof gate));
 		}
 	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		targets += r->cells[i].target;
+		reached += r->cells[i].reached;
+	}
+	if (targets && reached < targets)
+		say(out, "%d of %d ratios have a CI within +-%.3g%% after %d rounds (%s); the others "
+		    "are marked ~ in the table, and report.json says how many rounds each would need.",
+		    reached, targets, 100 * r->cfg->target_ci, report_measured_rounds(r),
+		    r->stopped_because ? r->stopped_because : "");
+	else if (targets)
+		say(out, "Every ratio's CI is within +-%.3g%%.", 100 * r->cfg->target_ci);
 	if (checks && !noisy)
 		say(out, "All %d A/A checks (the same setup measured twice) have CIs that include 1.0, "
 		    "as they should on a machine quiet enough to compare.", checks);

@@ -15,13 +15,20 @@
 #include "bench.h"
 #include "cdp.h"
 #include "child.h"
+#include "placement.h"
 #include "replay.h"
 #include "report.h"
+#include "rounds.h"
 #include "scenario.h"
 #include "trial.h"
 #include "util.h"
 
 #define CDPBENCH_VERSION "0.1.0"
+#define MAX_TRANSFERS 12   /* measured, with --measure-ms */
+#define PLACEMENT_DEFAULT PLACEMENT_SPLIT   /* measured: README, "Where the variance comes from" */
+#define PLACEMENT_DEFAULT_NAME "split"
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
 const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
@@ -31,13 +38,17 @@ struct mode {
 	const char *bodies;
 	double mib;
 	int rounds, warmup_rounds, transfers;
+	double budget_s;   /* 0: the rounds are fixed */
+	int measure_ms;    /* measured time per trial, in more transfers (0: exactly N) */
 };
 
-static const struct mode mode_default = { "u8,blob", 6, 4, 1, 2 };
-static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1 };
+/* No warm-up round by default: over 104 cell-runs here, the first round's
+ * trials were no slower than the others' median (README). */
+static const struct mode mode_default = { "u8,blob", 6, 4, 0, 2, 300, 0 };
+static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
-static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2 };
+static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0 };
 
 static volatile sig_atomic_t interrupted;
 
@@ -67,9 +78,19 @@ static void usage(FILE *out)
 	      "                       attach and the replays\n"
 	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob)\n"
 	      "  --mib N              body size in MiB (default 6; --quick 4, --full 32)\n"
-	      "  --rounds N           measured rounds (default 4); cells interleave round by round\n"
-	      "  --warmup-rounds N    rounds run first and discarded (default 1)\n"
+	      "  --rounds N           measured rounds, fixed (default: 4, then more within --budget);\n"
+	      "                       cells interleave round by round\n"
+	      "  --budget DURATION    add rounds until every ratio's CI is within --target-ci, or\n"
+	      "                       DURATION (5m, 90s) is spent (default 5m; with --rounds N, N\n"
+	      "                       rounds first)\n"
+	      "  --target-ci F        the CI half-width a ratio should reach (default 0.1: +-10%)\n"
+	      "  --warmup-rounds N    rounds run first and discarded (default 0; --full 1)\n"
 	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
+	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
+	      "                       measured time (default 0: N exactly)\n"
+	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
+	      "                       sink on the last CPU, the browsers on the others (default "
+	      PLACEMENT_DEFAULT_NAME ")\n"
 	      "  --out DIR            where the report goes (default report)\n"
 	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
 	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
@@ -173,52 +194,21 @@ void bench_fmt_duration(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ds", (int)s);
 }
 
-/* Runs every round of every cell; returns the rounds that ran. */
-static int run_matrix(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
-		      struct report_cell *cells, size_t ncells)
+/* "5m", "90s", "1m30s", "300" (seconds): seconds, or -1. */
+static double parse_duration(const char *text)
 {
-	int total = cfg->warmup_rounds + cfg->rounds, tty = isatty(2);
-	double *last = xcalloc(ncells, sizeof *last), done_s = 0;
-	size_t done = 0, all = (size_t)total * ncells;
-	uint64_t t0 = util_mono_us();
-	char el[32], eta[32], id[64], m[32];
+	double total = 0;
+	const char *p = text;
+	char *end;
 
-	for (int round = 0; round < total; round++) {
-		for (size_t i = 0; i < ncells && !interrupted; i++) {
-			struct report_cell *c = &cells[i];
-			struct bench_sample *s = &c->samples[round];
-			double left = 0;
-
-			snprintf(id, sizeof id, "r%d-c%zu", round, i);
-			trial_run(cfg, ctx, sink_port, c->sc, c->body, id, s);
-			last[i] = s->seconds;
-			done_s += s->seconds;
-			done++;
-			for (size_t k = done; k < all; k++) {
-				size_t ci = k % ncells;
-				left += last[ci] > 0 ? last[ci] : done_s / (double)done;
-			}
-			bench_fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
-			bench_fmt_duration(left, eta, sizeof eta);
-			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s/%s: %s  (%.1fs)  elapsed %s, ETA %s%s",
-				tty ? "\r\033[K" : "", done, all, round + 1, total,
-				round < cfg->warmup_rounds ? " (warm-up)" : "", c->sc->name, c->body,
-				s->ok ? report_mbps(s->page_mbps, m, sizeof m) : "FAILED", s->seconds, el, eta,
-				tty ? "" : "\n");
-			if (!s->ok)
-				fprintf(stderr, "%scdpbench: %s/%s round %d: %s\n", tty ? "\n" : "",
-					c->sc->name, c->body, round, s->error);
-		}
-		if (interrupted) {
-			fprintf(stderr, "\ncdpbench: interrupted; reporting the rounds that finished\n");
-			free(last);
-			return round;
-		}
-	}
-	if (tty)
-		fputc('\n', stderr);
-	free(last);
-	return total;
+	do {
+		double v = strtod(p, &end);
+		if (end == p || !(v >= 0))
+			return -1;
+		total += v * (*end == 'h' ? 3600 : *end == 'm' ? 60 : 1);
+		p = end + (*end == 'h' || *end == 'm' || *end == 's');
+	} while (*p && p != end);
+	return *p ? -1 : total;
 }
 
 int main(int argc, char **argv)
@@ -232,7 +222,7 @@ static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_PLACEMENT };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -246,14 +236,20 @@ static int bench_main(int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED }, { "list", no_argument, NULL, O_LIST },
 		{ "print-replay", required_argument, NULL, O_PRINT },
 		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION }, { NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ "budget", required_argument, NULL, O_BUDGET },
+		{ "target-ci", required_argument, NULL, O_TARGET },
+		{ "measure-ms", required_argument, NULL, O_MEASURE },
+		{ "placement", required_argument, NULL, O_PLACEMENT }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
 	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
-	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, rc = 1;
-	double mib = -1;
+	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, rc = 1;
+	double mib = -1, budget = -1, target = 0.1;
+	enum placement placement = PLACEMENT_DEFAULT;
+	json_t *placed = NULL;
 	size_t nbodies = 0, ncells = 0;
 	struct scenario_list scen = { NULL, 0 };
 	struct scenario_env env;
@@ -261,7 +257,7 @@ static int bench_main(int argc, char **argv)
 	struct report_cell *cells = NULL;
 	struct child sink;
 	struct lws_context *ctx = NULL;
-	uint64_t t0;
+	uint64_t t0, t_start = util_mono_us();
 	time_t now;
 	char *end;
 
@@ -275,16 +271,18 @@ static int bench_main(int argc, char **argv)
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		long v = 0;
-		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT) {
+		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || c == O_MEASURE) {
 			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < (c == O_WARM ? 0 : 1) || v > 1000) {
+			if (errno || *end || end == optarg || v < (c == O_WARM || c == O_MEASURE ? 0 : 1) ||
+			    v > (c == O_MEASURE ? 60000 : 1000)) {
 				const char *name = "";
 				for (const struct option *o = opts; o->name; o++)
 					if (o->val == c)
 						name = o->name;
-				fprintf(stderr, "cdpbench: --%s wants a number from %d to 1000, not '%s'\n",
-					name, c == O_WARM ? 0 : 1, optarg);
+				fprintf(stderr, "cdpbench: --%s wants a number from %d to %d, not '%s'\n",
+					name, c == O_WARM || c == O_MEASURE ? 0 : 1,
+					c == O_MEASURE ? 60000 : 1000, optarg);
 				return 2;
 			}
 		}
@@ -305,7 +303,30 @@ static int bench_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case O_BUDGET:
+			if ((budget = parse_duration(optarg)) < 0) {
+				fprintf(stderr, "cdpbench: --budget wants a duration (5m, 90s, 1m30s), not "
+					"'%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_TARGET:
+			target = strtod(optarg, &end);
+			if (*end || end == optarg || !(target > 0) || target >= 1) {
+				fprintf(stderr, "cdpbench: --target-ci wants a fraction (0 < F < 1; 0.1 is "
+					"+-10%%), not '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case O_ROUNDS: rounds = (int)v; break;
+		case O_MEASURE: measure = (int)v; break;
+		case O_PLACEMENT:
+			if (placement_parse(optarg, &placement) < 0) {
+				fprintf(stderr, "cdpbench: --placement wants shared or split, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case O_WARM: warm = (int)v; break;
 		case O_XFER: xfer = (int)v; break;
 		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
@@ -335,6 +356,12 @@ static int bench_main(int argc, char **argv)
 	cfg.rounds = rounds > 0 ? rounds : mode->rounds;
 	cfg.warmup_rounds = warm >= 0 ? warm : mode->warmup_rounds;
 	cfg.transfers = xfer > 0 ? xfer : mode->transfers;
+	cfg.measure_ms = measure >= 0 ? measure : mode->measure_ms;
+	cfg.max_transfers = cfg.measure_ms && cfg.transfers < MAX_TRANSFERS ? MAX_TRANSFERS :
+			    cfg.transfers;
+	/* --rounds N alone fixes the count; --budget adds rounds after them. */
+	cfg.budget_s = budget >= 0 ? budget : rounds > 0 ? 0 : mode->budget_s;
+	cfg.target_ci = target;
 	bench_find_dirs(&cfg);
 	env.root = cfg.root;
 	rep.notes = json_array();
@@ -391,6 +418,7 @@ static int bench_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	placed = placement_apply(placement, sink.pid);
 	if (!(ctx = cdp_context(cfg.verbose))) {
 		fprintf(stderr, "cdpbench: cannot create the libwebsockets context\n");
 		goto out;
@@ -407,18 +435,19 @@ static int bench_main(int argc, char **argv)
 		"%.4g MiB; sink on port %d\n", scen.n, nbodies, ncells, cfg.warmup_rounds + cfg.rounds,
 		cfg.warmup_rounds, (double)cfg.bytes / (1 << 20), sink.port);
 	rep.env = report_environment(&cfg, argc, argv);
-	t0 = util_mono_us();
-	rep.rounds_run = run_matrix(&cfg, ctx, sink.port, cells, ncells);
-	rep.wall_s = (double)(util_mono_us() - t0) / 1e6;
-	rep.interrupted = interrupted;
-	child_stop(&sink);
-
+	json_object_set(rep.env, "placement", placed);
 	rep.cfg = &cfg;
 	rep.cells = cells;
 	rep.ncells = ncells;
 	rep.scenarios = &scen;
 	rep.bodies = bodies;
 	rep.nbodies = nbodies;
+	t0 = util_mono_us();
+	rounds_run(&rep, ctx, sink.port, t_start, &interrupted);
+	json_object_set_new(rep.env, "load_average_end", report_load_average());
+	rep.wall_s = (double)(util_mono_us() - t0) / 1e6;
+	rep.interrupted = interrupted;
+	child_stop(&sink);
 	report_compute(&rep);
 	report_print_table(&rep, stdout);
 	fflush(stdout);
@@ -434,13 +463,14 @@ out:
 	if (ctx)
 		lws_context_destroy(ctx);
 	for (size_t i = 0; i < ncells; i++) {
-		for (int k = 0; k < cfg.warmup_rounds + cfg.rounds; k++)
+		for (int k = 0; k < rep.rounds_run; k++)
 			json_decref(cells[i].samples[k].detail);
 		free(cells[i].samples);
 	}
 	free(cells);
 	free(bodies);
 	json_decref(rep.env);
+	json_decref(placed);
 	json_decref(rep.notes);
 	json_decref(rep.findings);
 	scenario_list_free(&scen);

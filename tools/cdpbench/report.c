@@ -31,7 +31,7 @@ const char *report_mbps(double v, char *buf, size_t len)
 const char *report_aa_verdict(const struct report_cell *c)
 {
 	return isnan(c->aa.point) ? "no pairs" :
-	       estimate_ci_excludes(&c->aa, 1.0) ? "too noisy (its CI excludes 1.0)" : "ok";
+	       estimate_ci_excludes(&c->aa, 1.0) ? "fails (its CI excludes 1.0)" : "ok";
 }
 
 const char *report_ratio(double v, char *buf, size_t len)
@@ -52,16 +52,32 @@ static int find_cell(const struct report *r, const char *scenario, const char *b
 	return -1;
 }
 
-/* The measured rounds' page Mbps of a cell (NaN where a trial failed). */
+const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len)
+{
+	if (cfg->measure_ms > 0 && cfg->max_transfers > cfg->transfers)
+		snprintf(buf, len, "%d to %d transfers (%d ms of measured time)", cfg->transfers,
+			 cfg->max_transfers, cfg->measure_ms);
+	else
+		snprintf(buf, len, "%d transfer%s", cfg->transfers, cfg->transfers == 1 ? "" : "s");
+	return buf;
+}
+
+int report_measured_rounds(const struct report *r)
+{
+	return r->rounds_run > r->cfg->warmup_rounds ? r->rounds_run - r->cfg->warmup_rounds : 0;
+}
+
+/* The measured rounds' page Mbps of a cell (NaN where a trial failed or did
+ * not run: with a budget, a cell that reached its target sits rounds out). */
 static double *measured(const struct report *r, const struct report_cell *c, size_t *n)
 {
 	int w = r->cfg->warmup_rounds;
-	size_t m = r->rounds_run > w ? (size_t)(r->rounds_run - w) : 0;
+	size_t m = (size_t)report_measured_rounds(r);
 	double *v = xcalloc(m + 1, sizeof *v);
 
 	for (size_t i = 0; i < m; i++) {
 		const struct bench_sample *s = &c->samples[(size_t)w + i];
-		v[i] = s->ok ? s->page_mbps : NAN;
+		v[i] = s->ran && s->ok ? s->page_mbps : NAN;
 	}
 	*n = m;
 	return v;
@@ -170,7 +186,7 @@ void report_compute(struct report *r)
 		}
 		for (size_t k = 0; k < n; k++) {
 			const struct bench_sample *s = &c->samples[(size_t)cfg->warmup_rounds + k];
-			sink[k] = s->ok ? s->sink_mbps : NAN;
+			sink[k] = s->ran && s->ok ? s->sink_mbps : NAN;
 		}
 		failed_commands(r, c);
 		estimate_report_median(v, n, cfg->resamples, cfg->seed, &c->mbps);
@@ -200,6 +216,7 @@ void report_compute(struct report *r)
 		}
 		free(a);
 	}
+	report_precision(r);
 	json_decref(r->findings);
 	r->findings = report_findings(r);
 }
@@ -214,11 +231,15 @@ void report_print_table(const struct report *r, FILE *out)
 	for (size_t i = 0; i < r->ncells; i++)
 		if (strlen(r->cells[i].sc->name) > width)
 			width = strlen(r->cells[i].sc->name);
-	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), %d transfer%s per trial "
+	int rounds = report_measured_rounds(r), targets = 0, reached = 0, inconclusive = 0;
+
+	char xfers[64];
+
+	report_transfers_text(cfg, xfers, sizeof xfers);
+	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), %s per trial "
 		"(+%d warm-up); Mbps timed in the page: median [95%% bootstrap CI]\n\n",
-		(double)cfg->bytes / (1 << 20), cfg->rounds, cfg->rounds == 1 ? "" : "s",
-		cfg->warmup_rounds, cfg->transfers, cfg->transfers == 1 ? "" : "s",
-		cfg->warmup_transfers);
+		(double)cfg->bytes / (1 << 20), rounds, rounds == 1 ? "" : "s",
+		cfg->warmup_rounds, xfers, cfg->warmup_transfers);
 	fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s\n", "body", (int)width, "scenario", "Mbps",
 		"95% CI", "vs none", "95% CI");
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -242,17 +263,28 @@ void report_print_table(const struct report *r, FILE *out)
 				 "findings)", c->cmds_failed_max, c->sc->ncmds);
 		marks |= mark;
 		any_aa |= c->aa_cell >= 0;
-		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s\n", c->body, (int)width, c->sc->name,
+		targets += c->target;
+		reached += c->reached;
+		inconclusive |= c->inconclusive_by >= 0;
+		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s%s\n", c->body, (int)width, c->sc->name,
 			report_mbps(c->mbps.point, a, sizeof a), ci,
 			c->baseline >= 0 ? report_ratio(c->ratio.point, c3, sizeof c3) :
-			c->sc->kind == SCENARIO_NONE ? "1" : "", rci, mark ? "*" : " ", fail);
+			c->sc->kind == SCENARIO_NONE ? "1" : "", rci, mark ? "*" : " ",
+			c->inconclusive_by >= 0 ? "?" : c->target && !c->reached ? "~" : " ", fail);
 	}
 	if (marks)
 		fprintf(out, "\n* the ratio's 95%% CI excludes 1.0 (paired by round: median of the "
 			"per-round ratios)\n");
+	if (targets)
+		fprintf(out, "%s~ the ratio's CI is wider than +-%.3g%% (or has fewer than %d rounds): "
+			"%d of %d ratios are within it\n", marks ? "" : "\n", 100 * cfg->target_ci,
+			REPORT_MIN_PAIRS, reached, targets);
+	if (inconclusive)
+		fprintf(out, "? inconclusive: within the error of a failed A/A check (below)\n");
 	if (any_aa) {
-		fprintf(out, "\nA/A checks (the same thing twice; a CI that excludes 1.0 means the "
-			"machine was too noisy to conclude):\n");
+		char gate[1024];
+		fprintf(out, "\nA/A checks (the same thing twice; one whose CI excludes 1.0 fails, and "
+			"the cells within its error are inconclusive):\n");
 		for (size_t i = 0; i < r->ncells; i++) {
 			const struct report_cell *c = &r->cells[i];
 			if (c->aa_cell < 0)
@@ -260,7 +292,7 @@ void report_print_table(const struct report *r, FILE *out)
 			fprintf(out, "  %-8s %s / %s: %s [%s, %s] %s\n", c->body, c->sc->name,
 				c->sc->aa_with, report_ratio(c->aa.point, a, sizeof a),
 				report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, d, sizeof d),
-				report_aa_verdict(c));
+				report_aa_gate(r, c, gate, sizeof gate));
 		}
 	}
 	if (json_array_size(r->findings)) {
@@ -302,12 +334,35 @@ static json_t *scenario_json(const struct scenario *sc)
 			 (json_int_t)sc->lost.cut, "cut_at", (json_int_t)sc->lost.cut_at);
 }
 
+/* The variance split (log Mbps: a variance of 0.01 is a spread of about 10%),
+ * the share of a trial's variance that more transfers cannot remove, the
+ * precision against the target, and the A/A gate. */
+static json_t *precision_json(const struct report *r, const struct report_cell *c)
+{
+	const struct estimate_split *v = &c->split;
+	double t = v->groups ? (double)v->values / (double)v->groups : NAN;
+	double share = v->between * t / (v->between * t + v->within);
+	int by = c->inconclusive_by;
+
+	return json_pack("{s:{s:o,s:o,s:o,s:I,s:I},s:o,s:b,s:o,s:b,s:o,s:o}",
+		"variance", "between_trials", num(v->between), "within_trial", num(v->within),
+		"between_share", num(share), "trials", (json_int_t)v->groups,
+		"transfers", (json_int_t)v->values,
+		"rounds_for_target", num(report_rounds_for_target(r, c)),
+		"target", c->target, "ci_halfwidth", num(c->precision), "reached", c->reached,
+		"inconclusive_by", by >= 0 ? json_sprintf("%s/%s", r->cells[by].sc->name,
+							 r->cells[by].sc->aa_with) : json_null(),
+		"aa_factor", num(c->aa_factor));
+}
+
 static json_t *cell_json(const struct report *r, const struct report_cell *c)
 {
 	json_t *samples = json_array();
 
 	for (int k = 0; k < r->rounds_run; k++) {
 		const struct bench_sample *s = &c->samples[k];
+		if (!s->ran)
+			continue;
 		json_array_append_new(samples, json_pack("{s:i,s:b,s:b,s:o,s:o,s:o,s:I,s:I,s:f,s:O}",
 			"round", k, "warmup", k < r->cfg->warmup_rounds, "ok", s->ok,
 			"error", s->error[0] ? json_string(s->error) : json_null(),
@@ -315,7 +370,8 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 			"page_bytes", (json_int_t)s->page_bytes, "sink_bytes", (json_int_t)s->sink_bytes,
 			"seconds", s->seconds, "detail", s->detail ? s->detail : json_null()));
 	}
-	return json_pack("{s:s,s:s,s:i,s:i,s:{s:i,s:i,s:s},s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,s:o}",
+	return json_pack("{s:s,s:s,s:i,s:i,s:{s:i,s:i,s:s},s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,"
+			 "s:o,s:o}",
 		"scenario", c->sc->name, "body", c->body, "n", c->nok, "failed", c->nfail,
 		"commands_failed", "min", c->cmds_failed_min, "max", c->cmds_failed_max,
 		"why", c->cmds_failed_why,
@@ -325,7 +381,8 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 		"ratio_excludes_1", estimate_ci_excludes(&c->ratio, 1.0),
 		"aa_with", c->aa_cell >= 0 ? json_string(c->sc->aa_with) : json_null(),
 		"aa_ratio", num(c->aa.point), "aa_ci", ci_json(&c->aa),
-		"aa_excludes_1", estimate_ci_excludes(&c->aa, 1.0), "samples", samples);
+		"aa_excludes_1", estimate_ci_excludes(&c->aa, 1.0), "precision", precision_json(r, c),
+		"samples", samples);
 }
 
 static json_t *report_json(const struct report *r)
@@ -339,14 +396,18 @@ static json_t *report_json(const struct report *r)
 		json_array_append_new(bodies, json_string(r->bodies[i]));
 	for (size_t i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(r, &r->cells[i]));
-	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:{s:i,s:I,s:f},"
-			 "s:s,s:s},s:o,s:o,s:o,s:O,s:O}",
+	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,"
+			 "s:s,"
+			 "s:{s:i,s:I,s:f},s:s,s:s},s:o,s:o,s:o,s:O,s:O}",
 		"tool", "cdpbench", "version", 1, "started", r->started, "wall_seconds", r->wall_s,
 		"interrupted", r->interrupted, "environment", r->env,
 		"config", "bytes", (json_int_t)cfg->bytes, "mib", (double)cfg->bytes / (1 << 20),
-		"transfers", cfg->transfers, "warmup_transfers", cfg->warmup_transfers,
+		"transfers", cfg->transfers, "measure_ms", cfg->measure_ms,
+		"max_transfers", cfg->max_transfers, "warmup_transfers", cfg->warmup_transfers,
 		"rounds", cfg->rounds, "warmup_rounds", cfg->warmup_rounds,
-		"rounds_run", r->rounds_run,
+		"rounds_run", r->rounds_run, "measured_rounds_run", report_measured_rounds(r),
+		"budget_seconds", cfg->budget_s, "target_ci", cfg->target_ci,
+		"stopped_because", r->stopped_because ? r->stopped_because : "",
 		"bootstrap", "resamples", (int)cfg->resamples, "seed", (json_int_t)cfg->seed,
 		"level", REPORT_LEVEL,
 		"statistic", "median over measured rounds of each trial's median transfer Mbps "
@@ -410,10 +471,20 @@ json_t *report_environment(const struct bench_config *cfg, int argc, char **argv
 	json_array_append_new(fl, json_string("--remote-debugging-port=0 (not for none)"));
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(args, json_string(argv[i]));
-	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "chromium", version,
+	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o,s:o}", "chromium", version,
 			 "chromium_path", cfg->chromium, "kernel", u.release, "machine", u.machine,
 			 "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "cpu", cpu,
-			 "memory", mem, "chromium_flags", fl, "command", args);
+			 "memory", mem, "chromium_flags", fl, "command", args,
+			 "load_average_start", report_load_average());
+}
+
+json_t *report_load_average(void)
+{
+	double la[3];
+
+	if (getloadavg(la, 3) != 3)
+		return json_null();
+	return json_pack("[f,f,f]", la[0], la[1], la[2]);
 }
 
 int report_write_files(const struct report *r, char *err, size_t errlen)

@@ -12,6 +12,9 @@
 #include "scenario.h"
 
 #define REPORT_LEVEL ESTIMATE_LEVEL
+/* A ratio counts as within the target only from this many paired rounds: the
+ * bootstrap interval of a median of fewer is too often narrow by luck. */
+#define REPORT_MIN_PAIRS 8
 
 struct report_cell {
 	const struct scenario *sc;
@@ -29,6 +32,13 @@ struct report_cell {
 	 * context with specified id; ...". */
 	int cmds_failed_min, cmds_failed_max;
 	char cmds_failed_why[320];
+	/* precision.c: where the variance comes from, and whether it is small enough */
+	struct estimate_split split;     /* log page Mbps per measured transfer, trials as groups */
+	int target;                      /* held to cfg->target_ci: compared and A/A cells */
+	double precision;                /* its ratio's CI half-width, relative (A/A: the check's) */
+	int reached;                     /* a target within cfg->target_ci, from REPORT_MIN_PAIRS */
+	int inconclusive_by;             /* the failed A/A check whose error it is within, or -1 */
+	double aa_factor;                /* A/A cells: how far the check's CI strays from 1.0 */
 };
 
 struct report {
@@ -38,7 +48,8 @@ struct report {
 	const struct scenario_list *scenarios;
 	const char *const *bodies;
 	size_t nbodies;
-	int rounds_run;                  /* rounds that ran (all, unless interrupted) */
+	int rounds_run;                  /* rounds that ran, warm-up included */
+	const char *stopped_because;     /* why no more rounds ran (rounds.c) */
 	double wall_s;
 	int interrupted;
 	json_t *env;                     /* report_environment */
@@ -57,20 +68,45 @@ void report_print_table(const struct report *r, FILE *out);
  * a reason in err. */
 int report_write_files(const struct report *r, char *err, size_t errlen);
 
-/* Chromium version, kernel, CPU, memory, the flags, the command line. */
+/* Chromium version, kernel, CPU, memory, the flags, the command line, the
+ * load average (load_average_start; main adds load_average_end). */
 json_t *report_environment(const struct bench_config *cfg, int argc, char **argv);
+/* The 1, 5 and 15 minute load averages: other work on the machine. */
+json_t *report_load_average(void);
 
 /* "470", "45.2": Mbps with the precision they deserve; "-" for NaN. */
 const char *report_mbps(double v, char *buf, size_t len);
 /* "0.10": a ratio; "-" for NaN. */
 const char *report_ratio(double v, char *buf, size_t len);
-/* An A/A check's verdict: "no pairs", "too noisy" (its CI excludes 1.0) or "ok". */
+/* An A/A check's verdict in a word: "no pairs", "fails" (its CI excludes 1.0) or "ok". */
 const char *report_aa_verdict(const struct report_cell *c);
 /* "3 of its 40 commands failed in each trial (Runtime.evaluate x2: Cannot find
  * context with specified id)", or "" when none failed. */
 const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t len);
 /* Is this cell measured against the baseline (not the baseline itself or native)? */
 int report_is_compared(const struct report_cell *c);
+
+/* "2 to 12 transfers (500 ms of measured time)", or "2 transfers". */
+const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len);
+/* The measured rounds that ran. */
+int report_measured_rounds(const struct report *r);
+
+/* precision.c: for every cell (after the ratios): its variance split, its
+ * precision against cfg->target_ci, and the A/A gate: each A/A check that
+ * fails marks the cells in its scope whose ratio is within its error. */
+void report_precision(struct report *r);
+/* "fails: misses 1.0 by 4%; u8 cells within x1.20 of 1.0 are inconclusive:
+ * attach, Page", or "ok (spread -8% / +6%)": c is an A/A cell (its ratio and
+ * CI are the caller's to print). */
+const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
+			   size_t len);
+/* The measured rounds c's ratio would need to reach cfg->target_ci, if its CI
+ * narrows as 1/sqrt(rounds) from where it is; NaN for a cell with no target
+ * or no interval. */
+double report_rounds_for_target(const struct report *r, const struct report_cell *c);
+/* Is c in the scope of A/A check a (same body; the baseline check covers every
+ * ratio to none, the others the cells of their kind: via the proxy)? */
+int report_aa_covers(const struct report_cell *a, const struct report_cell *c);
 
 /* findings.c: a few sentences that lead the report. */
 json_t *report_findings(const struct report *r);

@@ -150,7 +150,7 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 	FILE *f = fopen(path, "w");
 	size_t k;
 	json_t *s;
-	char a[32], b[32], c3[32];
+	char a[32], b[32], c3[32], gate[1024];
 
 	if (!f) {
 		snprintf(err, errlen, "cannot write %s", path);
@@ -172,7 +172,7 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
 		"the ratio's CI is below 1.0.</p>\n",
 		(long long)json_integer_value(json_object_get(r->env, "cpus")),
-		(double)r->cfg->bytes / (1 << 20), r->cfg->rounds, r->cfg->warmup_rounds);
+		(double)r->cfg->bytes / (1 << 20), report_measured_rounds(r), r->cfg->warmup_rounds);
 	fprintf(f, "<h2>Findings</h2><ul>\n");
 	json_array_foreach(r->findings, k, s) {
 		fprintf(f, "<li>");
@@ -196,9 +196,10 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		report_html_esc(f, c->sc->name);
 		fprintf(f, " / ");
 		report_html_esc(f, c->sc->aa_with);
-		fprintf(f, ", %s: %s [%s, %s] %s</li>\n", c->body, report_ratio(c->aa.point, a, sizeof a),
-			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3),
-			report_aa_verdict(c));
+		fprintf(f, ", %s: %s [%s, %s] ", c->body, report_ratio(c->aa.point, a, sizeof a),
+			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
+		report_html_esc(f, report_aa_gate(r, c, gate, sizeof gate));
+		fprintf(f, "</li>\n");
 	}
 	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {

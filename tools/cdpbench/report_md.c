@@ -11,6 +11,7 @@ static void md_header(const struct report *r, FILE *f)
 {
 	const struct bench_config *cfg = r->cfg;
 	json_t *env = r->env;
+	char x[64];
 
 	fprintf(f, "# cdpbench: how enabled CDP domains change upload throughput\n\n");
 	fprintf(f, "Started %s, %.0f s wall time%s. %s on Linux %s, %s (%lld CPUs), %s memory.\n\n",
@@ -20,25 +21,51 @@ static void md_header(const struct report *r, FILE *f)
 		json_string_value(json_object_get(env, "cpu")),
 		(long long)json_integer_value(json_object_get(env, "cpus")),
 		json_string_value(json_object_get(env, "memory")));
+	fprintf(f, "Load average (1 minute) %.1f at the start and %.1f at the end, on %lld CPUs: "
+		"other work on the machine widens every interval. Placement %s: the sink on CPUs %s, "
+		"the browsers on %s.\n\n",
+		json_number_value(json_array_get(json_object_get(env, "load_average_start"), 0)),
+		json_number_value(json_array_get(json_object_get(env, "load_average_end"), 0)),
+		(long long)json_integer_value(json_object_get(env, "cpus")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "placement")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "sink_cpus")),
+		json_string_value(json_object_get(json_object_get(env, "placement"), "browser_cpus")));
 	fprintf(f, "%.4g MiB bodies. %d measured rounds after %d warm-up round%s, cells interleaved "
 		"round by round. Each trial starts a fresh headless Chromium with a fresh profile; "
-		"the page does %d warm-up transfer%s, then %d measured. A cell's value is the median "
+		"the page does %d warm-up transfer%s, then %s. A cell's value is the median "
 		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
 		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round.\n\n",
-		(double)cfg->bytes / (1 << 20), cfg->rounds, cfg->warmup_rounds,
+		(double)cfg->bytes / (1 << 20), report_measured_rounds(r), cfg->warmup_rounds,
 		cfg->warmup_rounds == 1 ? "" : "s", cfg->warmup_transfers,
-		cfg->warmup_transfers == 1 ? "" : "s", cfg->transfers, cfg->resamples,
+		cfg->warmup_transfers == 1 ? "" : "s", report_transfers_text(cfg, x, sizeof x),
+		cfg->resamples,
 		(unsigned long long)cfg->seed);
+	if (cfg->budget_s > 0)
+		fprintf(f, "Rounds were added, to the cells whose ratio's CI was wider than +-%.3g%% "
+			"and to what they are compared with, within a budget of %.0f s: %s.\n\n",
+			100 * cfg->target_ci, cfg->budget_s, r->stopped_because);
+}
+
+/* "31% / 22%": the spread (sd of log Mbps) between trials and within one. */
+static const char *spread(const struct estimate_split *v, char *buf, size_t len)
+{
+	if (isnan(v->between) || isnan(v->within))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f%% / %.0f%%", 100 * sqrt(v->between), 100 * sqrt(v->within));
+	return buf;
 }
 
 static void md_tables(const struct report *r, FILE *f)
 {
-	char a[32], b[32], c3[32], d[32], e[32], s[32];
+	char a[32], b[32], c3[32], d[32], e[32], s[32], sp[48];
 
 	fprintf(f, "## Results\n");
 	for (size_t bi = 0; bi < r->nbodies; bi++) {
 		fprintf(f, "\n### %s\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
-			"| sink Mbps | rounds ok |\n|---|---:|---|---:|---|:-:|---:|---:|\n", r->bodies[bi]);
+			"| within +-%.3g%% | spread trial / transfer | sink Mbps | rounds ok |\n"
+			"|---|---:|---|---:|---|:-:|:-:|---:|---:|---:|\n", r->bodies[bi],
+			100 * r->cfg->target_ci);
 		for (size_t i = 0; i < r->ncells; i++) {
 			const struct report_cell *c = &r->cells[i];
 			if (strcmp(c->body, r->bodies[bi]))
@@ -54,17 +81,23 @@ static void md_tables(const struct report *r, FILE *f)
 					estimate_ci_excludes(&c->ratio, 1.0) ? "**yes**" : "no");
 			else
 				fprintf(f, " | | ");
-			fprintf(f, "%s | %d%s |\n", report_mbps(c->sink_mbps.point, s, sizeof s), c->nok,
+			fprintf(f, "%s | %s | %s | %d%s |\n", !c->target ? "" : c->inconclusive_by >= 0 ?
+				"inconclusive" : c->reached ? "yes" : "no", spread(&c->split, sp, sizeof sp),
+				report_mbps(c->sink_mbps.point, s, sizeof s), c->nok,
 				c->nfail ? " (some failed)" : "");
 		}
 	}
+	fprintf(f, "\n\"spread trial / transfer\" splits the variance of log Mbps (one-way random "
+		"effects, trials as groups): how much trials differ from each other, and transfers "
+		"within a trial (as standard deviations, roughly percent). More rounds shrink both "
+		"parts; more transfers per trial only the second.\n");
 	fprintf(f, "\n\"sink Mbps\" is the same transfers timed at the sink, first to last body "
 		"byte: it leaves out the time the browser spends before the first byte leaves.\n");
 }
 
 static void md_aa(const struct report *r, FILE *f)
 {
-	char a[32], b[32], c3[32];
+	char a[32], b[32], c3[32], gate[1024];
 	int any = 0;
 
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -73,12 +106,14 @@ static void md_aa(const struct report *r, FILE *f)
 			continue;
 		if (!any++)
 			fprintf(f, "\n## A/A checks\n\nThe same setup measured twice in the same rounds. "
-				"A CI that excludes 1.0 means the machine was too noisy to conclude from "
-				"differences of that size.\n\n| check | body | ratio | 95%% CI | verdict |\n"
+				"A check whose CI excludes 1.0 fails: differences of its size arise from "
+				"nothing here, so the cells in its scope (none#2: every ratio to none with its "
+				"body; proxy-passthrough: the cells via the proxy) whose ratio is within its "
+				"error are inconclusive.\n\n| check | body | ratio | 95%% CI | verdict |\n"
 				"|---|---|---:|---|---|\n");
 		fprintf(f, "| %s / %s | %s | %s | [%s, %s] | %s |\n", c->sc->name, c->sc->aa_with,
 			c->body, report_ratio(c->aa.point, a, sizeof a), report_ratio(c->aa.lo, b, sizeof b),
-			report_ratio(c->aa.hi, c3, sizeof c3), report_aa_verdict(c));
+			report_ratio(c->aa.hi, c3, sizeof c3), report_aa_gate(r, c, gate, sizeof gate));
 	}
 }
 

@@ -1,0 +1,79 @@
+/* rounds_test: how cdpbench's budget picks the cells of a round: the cells
+ * short of the target and what they are compared with, and a round shrunk to
+ * fit the time left by dropping the most precise cells first. */
+#include <math.h>
+#include <string.h>
+
+#include "../../tools/cdpbench/replay.c"
+#include "../../tools/cdpbench/report.c"
+#include "../../tools/cdpbench/precision.c"
+#include "../../tools/cdpbench/findings.c"
+#include "../../tools/cdpbench/report_md.c"
+#include "../../tools/cdpbench/report_html.c"
+#include "../../tools/cdpbench/rounds.c"
+#include "tap.h"
+
+/* rounds.c runs trials; these tests only ask it which cells to run. */
+void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
+	       const struct scenario *sc, const char *body, const char *trial_id,
+	       struct bench_sample *out)
+{
+	(void)cfg, (void)ctx, (void)sink_port, (void)sc, (void)body, (void)trial_id, (void)out;
+}
+
+/* main.c's, for the progress line. */
+void bench_fmt_duration(double s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.0fs", s);
+}
+
+enum { NONE, ATTACH, PAGE, NONE2, NCELLS };
+
+int main(void)
+{
+	static struct report_cell cells[NCELLS];
+	struct report r;
+	int keep[NCELLS], want[NCELLS];
+	double last[NCELLS] = { 1, 1, 1, 1 };
+	size_t n;
+
+	memset(&r, 0, sizeof r);
+	r.cells = cells;
+	r.ncells = NCELLS;
+	for (int i = 0; i < NCELLS; i++) {
+		cells[i].baseline = i == NONE ? -1 : NONE;
+		cells[i].aa_cell = i == NONE2 ? NONE : -1;
+		cells[i].target = i != NONE;
+	}
+	cells[ATTACH].precision = 0.5;
+	cells[PAGE].precision = 0.2;
+	cells[NONE2].precision = 0.3;
+
+	n = wanted_cells(&r, keep, want);
+	ok(n == 4 && want[NONE] && !keep[NONE], "every target short of it, and none with them");
+	cells[ATTACH].reached = cells[PAGE].reached = 1;
+	n = wanted_cells(&r, keep, want);
+	ok(n == 2 && want[NONE] && want[NONE2] && !want[ATTACH] && !want[PAGE],
+	   "cells within the target sit out; the A/A pair still runs");
+	cells[NONE2].reached = 1;
+	ok(wanted_cells(&r, keep, want) == 0, "all within the target: no round");
+	cells[ATTACH].reached = cells[PAGE].reached = cells[NONE2].reached = 0;
+
+	/* 1 s a trial, +25%: four cells need 5 s. */
+	wanted_cells(&r, keep, want);
+	n = fit_round(&r, keep, want, last, 5);
+	ok(n == 4, "5 s left: the whole round");
+	n = fit_round(&r, keep, want, last, 3.75);
+	ok(n == 3 && !want[PAGE] && want[ATTACH] && want[NONE2] && want[NONE],
+	   "3.75 s: Page, the most precise, sits out");
+	n = fit_round(&r, keep, want, last, 2.5);
+	ok(n == 2 && want[ATTACH] && want[NONE] && !want[NONE2],
+	   "2.5 s: then none#2; attach, the least precise, runs with its baseline");
+	n = fit_round(&r, keep, want, last, 2.4);
+	ok(n == 0, "2.4 s: not even one cell and its baseline fit");
+	cells[PAGE].precision = NAN;
+	wanted_cells(&r, keep, want);
+	fit_round(&r, keep, want, last, 2.5);
+	ok(want[PAGE] && !want[ATTACH], "an unknown precision counts as the least precise");
+	return tap_done();
+}
