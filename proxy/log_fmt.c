@@ -114,6 +114,19 @@ static inline void copy_short(char *t, const char *s, size_t r)
  * 16-byte stores may reach 16 bytes past the end of what is written. */
 #define JSON_STR_ROOM(n) (2 + 6 * (size_t)(n) + 16)
 
+/* The UTF-8 sequence at s[*i] (of n bytes) as it is, or \ufffd for a byte
+ * that starts no valid sequence; *i is left on its last byte. */
+static inline char *at_utf8(char *o, const char *s, size_t n, size_t *i)
+{
+	size_t k = util_utf8_seq((const unsigned char *)s + *i, n - *i);
+
+	if (!k)
+		return AT_LIT(o, "\\ufffd");
+	memcpy(o, s + *i, k);
+	*i += k - 1;
+	return o + k;
+}
+
 /* Writes s as a JSON string, escaping quotes, backslashes and control bytes
  * (see JSON_STR_ROOM). Bytes off the wire need not be UTF-8 (binary frames,
  * raw bytes inside a string): each byte of a bad sequence becomes U+FFFD so
@@ -166,15 +179,7 @@ static char *at_json_str(char *o, const char *s, size_t n)
 		} else if (c < 0x80) {
 			*o++ = (char)c;
 		} else {
-			size_t k = util_utf8_seq((const unsigned char *)s + i, n - i);
-			if (k) {
-				memcpy(o, s + i, k);
-				o += k;
-				i += k - 1;
-			} else {
-				memcpy(o, "\\ufffd", 6);
-				o += 6;
-			}
+			o = at_utf8(o, s, n, &i);
 		}
 	}
 	*o++ = '"';
@@ -194,14 +199,7 @@ static char *at_json_raw(char *o, const char *s, size_t n)
 		} else if (c < 0x80) {
 			*o++ = (char)c;
 		} else {
-			size_t k = util_utf8_seq((const unsigned char *)s + i, n - i);
-			if (k) {
-				memcpy(o, s + i, k);
-				o += k;
-				i += k - 1;
-			} else {
-				o = AT_LIT(o, "\\ufffd");
-			}
+			o = at_utf8(o, s, n, &i);
 		}
 	}
 	return o;
