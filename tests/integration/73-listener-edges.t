@@ -316,23 +316,29 @@ test('token= is taken out of the query argument by argument, the rest passed on 
   }
 });
 
+// Opens n connections that send nothing (kept in socks), then checks the
+// proxy neither spins (CPU over 3 s) nor floods stderr; prints both as what.
+async function idleConnections(p, n, socks, what) {
+  for (let i = 0; i < n; i++) {
+    const s = net.connect(p.port, '127.0.0.1');
+    s.on('error', () => {});
+    socks.push(s);
+  }
+  await h.sleep(1000);
+  const t0 = cpuTicks(p.pid);
+  await h.sleep(3000);
+  const ticks = cpuTicks(p.pid) - t0;
+  const lines = p.stderr().split('\n').length;
+  process.stderr.write(`# ${what}: ${ticks} CPU ticks in 3 s, ${lines} stderr lines\n`);
+  if (CPU_CHECKED) assert.ok(ticks < 60, `CPU over 3 s: ${ticks} ticks (< 60 of 300: not spinning)`);
+  assert.ok(lines < 20, `stderr: ${lines} lines (at most one a second)`);
+}
+
 test('500 idle connections at ulimit -n 256: no spinning, few lines, then served again', ALL, async () => {
   const p = await proxyOn('127.0.0.1:0', { ulimit: 256 });
   const socks = [];
   try {
-    for (let i = 0; i < 500; i++) {
-      const s = net.connect(p.port, '127.0.0.1');
-      s.on('error', () => {});
-      socks.push(s);
-    }
-    await h.sleep(1000);
-    const t0 = cpuTicks(p.pid);
-    await h.sleep(3000);
-    const ticks = cpuTicks(p.pid) - t0;
-    const lines = p.stderr().split('\n').length;
-    process.stderr.write(`# 500 idle connections: ${ticks} CPU ticks in 3 s, ${lines} stderr lines\n`);
-    if (CPU_CHECKED) assert.ok(ticks < 60, `CPU over 3 s: ${ticks} ticks (< 60 of 300: not spinning)`);
-    assert.ok(lines < 20, `stderr: ${lines} lines (at most one a second)`);
+    await idleConnections(p, 500, socks, '500 idle connections');
     const st = await h.getJSON(`${p.url}/proxy/stats`).catch(() => null);
     if (st) process.stderr.write(`# http: ${JSON.stringify(st.http)}\n`);
     for (const s of socks) s.destroy();
@@ -360,19 +366,7 @@ test('out of descriptors (ulimit -n 40, WebSockets holding them): new connection
       } catch { break; }
     }
     assert.ok(held.length >= 5 && held.length < 40, `${held.length} WebSockets took the descriptors`);
-    for (let i = 0; i < 200; i++) {
-      const s = net.connect(p.port, '127.0.0.1');
-      s.on('error', () => {});
-      socks.push(s);
-    }
-    await h.sleep(1000);
-    const t0 = cpuTicks(p.pid);
-    await h.sleep(3000);
-    const ticks = cpuTicks(p.pid) - t0;
-    const lines = p.stderr().split('\n').length;
-    process.stderr.write(`# out of descriptors: ${held.length} WebSockets, ${ticks} CPU ticks in 3 s, ${lines} stderr lines\n`);
-    if (CPU_CHECKED) assert.ok(ticks < 60, `CPU over 3 s: ${ticks} ticks (< 60 of 300: not spinning)`);
-    assert.ok(lines < 20, `stderr: ${lines} lines (at most one a second)`);
+    await idleConnections(p, 200, socks, `out of descriptors: ${held.length} WebSockets`);
     assert.match(p.stderr(), /out of file descriptors|no room for a new connection/, 'the shortage is said');
     for (const s of socks) s.destroy();
     await Promise.all(held.splice(0).map((c) => c.close()));

@@ -28,12 +28,6 @@ const char *report_mbps(double v, char *buf, size_t len)
 	return number(v, 100, 1, buf, len);
 }
 
-const char *report_aa_verdict(const struct report_cell *c)
-{
-	return isnan(c->aa.point) ? "no pairs" :
-	       estimate_ci_excludes(&c->aa, 1.0) ? "fails (its CI excludes 1.0)" : "ok";
-}
-
 const char *report_ratio(double v, char *buf, size_t len)
 {
 	return number(v, 10, 2, buf, len);

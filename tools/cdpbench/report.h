@@ -78,8 +78,6 @@ json_t *report_load_average(void);
 const char *report_mbps(double v, char *buf, size_t len);
 /* "0.10": a ratio; "-" for NaN. */
 const char *report_ratio(double v, char *buf, size_t len);
-/* An A/A check's verdict in a word: "no pairs", "fails" (its CI excludes 1.0) or "ok". */
-const char *report_aa_verdict(const struct report_cell *c);
 /* "3 of its 40 commands failed in each trial (Runtime.evaluate x2: Cannot find
  * context with specified id)", or "" when none failed. */
 const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t len);
