@@ -75,5 +75,44 @@ int main(void)
 	wanted_cells(&r, keep, want);
 	fit_round(&r, keep, want, last, 2.5);
 	ok(want[PAGE] && !want[ATTACH], "an unknown precision counts as the least precise");
+
+	/* The order of a round: the wanted cells, each once, shuffled by seed and
+	 * round, the same again for the same seed; over many rounds every cell
+	 * runs at every position about equally often. */
+	{
+		struct bench_config cfg = { .seed = ESTIMATE_SEED };
+		size_t order[NCELLS], again[NCELLS], first[NCELLS], at[NCELLS][NCELLS] = { { 0 } };
+		int perm = 1, same = 1, differs = 0;
+		size_t least = SIZE_MAX, most = 0;
+
+		r.cfg = &cfg;
+		for (int i = 0; i < NCELLS; i++)
+			want[i] = 1;
+		for (int round = 0; round < 4000; round++) {
+			int seen[NCELLS] = { 0 };
+			n = round_order(&r, want, round, order);
+			perm &= n == NCELLS;
+			for (size_t k = 0; k < n; k++)
+				perm &= !seen[order[k]]++, at[order[k]][k]++;
+			round_order(&r, want, round, again);
+			same &= !memcmp(order, again, sizeof order);
+			if (round == 0)
+				memcpy(first, order, sizeof first);
+			differs |= memcmp(first, order, sizeof first) != 0;
+		}
+		ok(perm && same, "each round runs every wanted cell once, the same for the same seed");
+		ok(differs, "the order changes from round to round");
+		for (int i = 0; i < NCELLS; i++)
+			for (int k = 0; k < NCELLS; k++)
+				least = at[i][k] < least ? at[i][k] : least,
+				most = at[i][k] > most ? at[i][k] : most;
+		/* 1000 expected each; binomial sd about 27. */
+		ok(least > 880 && most < 1120, "every cell at every position about as often (%zu..%zu of 1000)",
+		   least, most);
+		want[PAGE] = 0;
+		n = round_order(&r, want, 7, order);
+		ok(n == 3 && order[0] != PAGE && order[1] != PAGE && order[2] != PAGE,
+		   "a cell sitting out is not in the order");
+	}
 	return tap_done();
 }

@@ -46,6 +46,7 @@ struct bench_sample {
 	double sink_mbps;                /* the same, first to last byte at the sink; NaN if unknown */
 	uint64_t page_bytes, sink_bytes; /* every transfer, warm-up included */
 	double seconds;                  /* the whole trial, launch to stop */
+	int position;                    /* where in its round it ran, from 0 */
 	char error[400];
 	json_t *detail;                  /* per transfer, CDP counters, phases */
 };

@@ -357,8 +357,8 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 		const struct bench_sample *s = &c->samples[k];
 		if (!s->ran)
 			continue;
-		json_array_append_new(samples, json_pack("{s:i,s:b,s:b,s:o,s:o,s:o,s:I,s:I,s:f,s:O}",
-			"round", k, "warmup", k < r->cfg->warmup_rounds, "ok", s->ok,
+		json_array_append_new(samples, json_pack("{s:i,s:i,s:b,s:b,s:o,s:o,s:o,s:I,s:I,s:f,s:O}",
+			"round", k, "position", s->position, "warmup", k < r->cfg->warmup_rounds, "ok", s->ok,
 			"error", s->error[0] ? json_string(s->error) : json_null(),
 			"page_mbps", num(s->page_mbps), "sink_mbps", num(s->sink_mbps),
 			"page_bytes", (json_int_t)s->page_bytes, "sink_bytes", (json_int_t)s->sink_bytes,
