@@ -18,7 +18,8 @@ struct bench_config {
 	uint64_t bytes;                  /* one body */
 	int transfers;                   /* measured transfers per trial (the fewest) */
 	int measure_ms, max_transfers;   /* then more, until this much measured time or count */
-	int warmup_transfers;            /* the page's, before those */
+	int warmup_transfers;            /* the page's, before those (the fewest) */
+	int warmup_ms;                   /* then more, until this much warm-up time */
 	int rounds, warmup_rounds;       /* measured rounds (the fewest, with a budget), and
 	                                    discarded ones first */
 	double budget_s;                 /* > 0: add rounds until target_ci or this is spent */

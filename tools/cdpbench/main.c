@@ -40,15 +40,16 @@ struct mode {
 	int rounds, warmup_rounds, transfers;
 	double budget_s;   /* 0: the rounds are fixed */
 	int measure_ms;    /* measured time per trial, in more transfers (0: exactly N) */
+	int warmup_ms;     /* warm-up time per trial, in more warm-up transfers */
 };
 
 /* No warm-up round by default: over 104 cell-runs here, the first round's
  * trials were no slower than the others' median (README). */
-static const struct mode mode_default = { "u8,blob", 6, 4, 0, 2, 300, 0 };
-static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0 };
+static const struct mode mode_default = { "u8,blob", 6, 4, 0, 2, 300, 0, 0 };
+static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
-static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0 };
+static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0, 0 };
 
 static volatile sig_atomic_t interrupted;
 
@@ -88,6 +89,8 @@ static void usage(FILE *out)
 	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
 	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
 	      "                       measured time (default 0: N exactly)\n"
+	      "  --warmup-ms MS       warm-up transfers before the measured ones: one, then more\n"
+	      "                       until MS ms of warm-up (default 0: one)\n"
 	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
 	      "                       sink on the last CPU, the browsers on the others (default "
 	      PLACEMENT_DEFAULT_NAME ")\n"
@@ -223,7 +226,7 @@ static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_PLACEMENT };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -241,13 +244,14 @@ static int bench_main(int argc, char **argv)
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "target-ci", required_argument, NULL, O_TARGET },
 		{ "measure-ms", required_argument, NULL, O_MEASURE },
+		{ "warmup-ms", required_argument, NULL, O_WARMMS },
 		{ "placement", required_argument, NULL, O_PLACEMENT }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
 	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
-	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, rc = 1;
+	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1, rc = 1;
 	double mib = -1, budget = -1, target = 0.1;
 	enum placement placement = PLACEMENT_DEFAULT;
 	json_t *placed = NULL;
@@ -272,18 +276,18 @@ static int bench_main(int argc, char **argv)
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		long v = 0;
-		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || c == O_MEASURE) {
+		int ms = c == O_MEASURE || c == O_WARMMS;
+		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || ms) {
 			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < (c == O_WARM || c == O_MEASURE ? 0 : 1) ||
-			    v > (c == O_MEASURE ? 60000 : 1000)) {
+			if (errno || *end || end == optarg || v < (c == O_WARM || ms ? 0 : 1) ||
+			    v > (ms ? 60000 : 1000)) {
 				const char *name = "";
 				for (const struct option *o = opts; o->name; o++)
 					if (o->val == c)
 						name = o->name;
 				fprintf(stderr, "cdpbench: --%s wants a number from %d to %d, not '%s'\n",
-					name, c == O_WARM || c == O_MEASURE ? 0 : 1,
-					c == O_MEASURE ? 60000 : 1000, optarg);
+					name, c == O_WARM || ms ? 0 : 1, ms ? 60000 : 1000, optarg);
 				return 2;
 			}
 		}
@@ -321,6 +325,7 @@ static int bench_main(int argc, char **argv)
 			break;
 		case O_ROUNDS: rounds = (int)v; break;
 		case O_MEASURE: measure = (int)v; break;
+		case O_WARMMS: warmms = (int)v; break;
 		case O_PLACEMENT:
 			if (placement_parse(optarg, &placement) < 0) {
 				fprintf(stderr, "cdpbench: --placement wants shared or split, not '%s'\n",
@@ -358,6 +363,7 @@ static int bench_main(int argc, char **argv)
 	cfg.warmup_rounds = warm >= 0 ? warm : mode->warmup_rounds;
 	cfg.transfers = xfer > 0 ? xfer : mode->transfers;
 	cfg.measure_ms = measure >= 0 ? measure : mode->measure_ms;
+	cfg.warmup_ms = warmms >= 0 ? warmms : mode->warmup_ms;
 	cfg.max_transfers = cfg.measure_ms && cfg.transfers < MAX_TRANSFERS ? MAX_TRANSFERS :
 			    cfg.transfers;
 	/* --rounds N alone fixes the count; --budget adds rounds after them. */

@@ -48,11 +48,20 @@ static int find_cell(const struct report *r, const char *scenario, const char *b
 
 const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len)
 {
-	if (cfg->measure_ms > 0 && cfg->max_transfers > cfg->transfers)
-		snprintf(buf, len, "%d to %d transfers (%d ms of measured time)", cfg->transfers,
-			 cfg->max_transfers, cfg->measure_ms);
+	char warm[64];
+
+	if (cfg->warmup_ms > 0)
+		snprintf(warm, sizeof warm, "%d or more warm-up transfers (%d ms)",
+			 cfg->warmup_transfers, cfg->warmup_ms);
 	else
-		snprintf(buf, len, "%d transfer%s", cfg->transfers, cfg->transfers == 1 ? "" : "s");
+		snprintf(warm, sizeof warm, "%d warm-up transfer%s", cfg->warmup_transfers,
+			 cfg->warmup_transfers == 1 ? "" : "s");
+	if (cfg->measure_ms > 0 && cfg->max_transfers > cfg->transfers)
+		snprintf(buf, len, "%s, then %d to %d transfers (%d ms of measured time)", warm,
+			 cfg->transfers, cfg->max_transfers, cfg->measure_ms);
+	else
+		snprintf(buf, len, "%s, then %d transfer%s", warm, cfg->transfers,
+			 cfg->transfers == 1 ? "" : "s");
 	return buf;
 }
 
@@ -227,13 +236,13 @@ void report_print_table(const struct report *r, FILE *out)
 			width = strlen(r->cells[i].sc->name);
 	int rounds = report_measured_rounds(r), targets = 0, reached = 0, inconclusive = 0;
 
-	char xfers[64];
+	char xfers[160];
 
 	report_transfers_text(cfg, xfers, sizeof xfers);
-	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), %s per trial "
-		"(+%d warm-up); Mbps timed in the page: median [95%% bootstrap CI]\n\n",
+	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), per trial %s; "
+		"Mbps timed in the page: median [95%% bootstrap CI]\n\n",
 		(double)cfg->bytes / (1 << 20), rounds, rounds == 1 ? "" : "s",
-		cfg->warmup_rounds, xfers, cfg->warmup_transfers);
+		cfg->warmup_rounds, xfers);
 	fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s\n", "body", (int)width, "scenario", "Mbps",
 		"95% CI", "vs none", "95% CI");
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -390,7 +399,7 @@ static json_t *report_json(const struct report *r)
 		json_array_append_new(bodies, json_string(r->bodies[i]));
 	for (size_t i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(r, &r->cells[i]));
-	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,"
+	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,"
 			 "s:s,"
 			 "s:{s:i,s:I,s:f},s:s,s:s},s:o,s:o,s:o,s:O,s:O}",
 		"tool", "cdpbench", "version", 1, "started", r->started, "wall_seconds", r->wall_s,
@@ -398,6 +407,7 @@ static json_t *report_json(const struct report *r)
 		"config", "bytes", (json_int_t)cfg->bytes, "mib", (double)cfg->bytes / (1 << 20),
 		"transfers", cfg->transfers, "measure_ms", cfg->measure_ms,
 		"max_transfers", cfg->max_transfers, "warmup_transfers", cfg->warmup_transfers,
+		"warmup_ms", cfg->warmup_ms,
 		"rounds", cfg->rounds, "warmup_rounds", cfg->warmup_rounds,
 		"rounds_run", r->rounds_run, "measured_rounds_run", report_measured_rounds(r),
 		"budget_seconds", cfg->budget_s, "target_ci", cfg->target_ci,

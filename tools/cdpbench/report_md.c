@@ -11,7 +11,7 @@ static void md_header(const struct report *r, FILE *f)
 {
 	const struct bench_config *cfg = r->cfg;
 	json_t *env = r->env;
-	char x[64];
+	char x[160];
 
 	fprintf(f, "# cdpbench: how enabled CDP domains change upload throughput\n\n");
 	fprintf(f, "Started %s, %.0f s wall time%s. %s on Linux %s, %s (%lld CPUs), %s memory.\n\n",
@@ -32,12 +32,11 @@ static void md_header(const struct report *r, FILE *f)
 		json_string_value(json_object_get(json_object_get(env, "placement"), "browser_cpus")));
 	fprintf(f, "%.4g MiB bodies. %d measured rounds after %d warm-up round%s, cells interleaved "
 		"round by round. Each trial starts a fresh headless Chromium with a fresh profile; "
-		"the page does %d warm-up transfer%s, then %s. A cell's value is the median "
+		"the page does %s. A cell's value is the median "
 		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
 		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round.\n\n",
 		(double)cfg->bytes / (1 << 20), report_measured_rounds(r), cfg->warmup_rounds,
-		cfg->warmup_rounds == 1 ? "" : "s", cfg->warmup_transfers,
-		cfg->warmup_transfers == 1 ? "" : "s", report_transfers_text(cfg, x, sizeof x),
+		cfg->warmup_rounds == 1 ? "" : "s", report_transfers_text(cfg, x, sizeof x),
 		cfg->resamples,
 		(unsigned long long)cfg->seed);
 	if (cfg->budget_s > 0)

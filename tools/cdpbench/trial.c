@@ -232,13 +232,15 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 	char url[512], proxy_bin[BENCH_PATH_MAX + 16], upstream[32], *argv[8];
 	double bits = (double)cfg->bytes * 8 * (cfg->warmup_transfers + cfg->transfers + 1);
 	uint64_t deadline = r->t0 + (uint64_t)(cfg->trial_timeout_s > 0 ? cfg->trial_timeout_s :
-					      20 + bits / 5e6 + cfg->measure_ms / 1000.0) * 1000000;
+					      20 + bits / 5e6 + (cfg->measure_ms + cfg->warmup_ms) / 1000.0) *
+					      1000000;
 	struct launch_opts lo = { cfg->chromium, NULL, 0, 0, NULL };
 	int port, argc = 0;
 
 	snprintf(url, sizeof url, "http://" LOCAL ":%d/bench.html?trial=%s&body=%s&bytes=%llu&n=%d"
-		 "&warmup=%d&ms=%d&max=%d", r->sink_port, trial_id, body, (unsigned long long)cfg->bytes,
-		 cfg->transfers, cfg->warmup_transfers, cfg->measure_ms, cfg->max_transfers);
+		 "&warmup=%d&wms=%d&ms=%d&max=%d", r->sink_port, trial_id, body,
+		 (unsigned long long)cfg->bytes, cfg->transfers, cfg->warmup_transfers, cfg->warmup_ms,
+		 cfg->measure_ms, cfg->max_transfers);
 	if (sc->kind == SCENARIO_NATIVE) {
 		if (native_transfers(r, body, trial_id, err, errlen) < 0)
 			return NULL;
