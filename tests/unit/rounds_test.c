@@ -1,6 +1,7 @@
 /* rounds_test: how cdpbench's budget picks the cells of a round: the cells
  * short of the target and what they are compared with, and a round shrunk to
- * fit the time left by dropping the most precise cells first. */
+ * fit the time left by dropping the most precise cells first; the order of
+ * each round (shuffled for the matrix, alternating for audit). */
 #include <math.h>
 #include <string.h>
 
@@ -80,21 +81,20 @@ int main(void)
 	 * round, the same again for the same seed; over many rounds every cell
 	 * runs at every position about equally often. */
 	{
-		struct bench_config cfg = { .seed = ESTIMATE_SEED };
+		struct rounds_job job = { .ncells = NCELLS, .shuffle = 1, .seed = ESTIMATE_SEED };
 		size_t order[NCELLS], again[NCELLS], first[NCELLS], at[NCELLS][NCELLS] = { { 0 } };
 		int perm = 1, same = 1, differs = 0;
 		size_t least = SIZE_MAX, most = 0;
 
-		r.cfg = &cfg;
 		for (int i = 0; i < NCELLS; i++)
 			want[i] = 1;
 		for (int round = 0; round < 4000; round++) {
 			int seen[NCELLS] = { 0 };
-			n = round_order(&r, want, round, order);
+			n = round_order(&job, want, round, order);
 			perm &= n == NCELLS;
 			for (size_t k = 0; k < n; k++)
 				perm &= !seen[order[k]]++, at[order[k]][k]++;
-			round_order(&r, want, round, again);
+			round_order(&job, want, round, again);
 			same &= !memcmp(order, again, sizeof order);
 			if (round == 0)
 				memcpy(first, order, sizeof first);
@@ -110,9 +110,17 @@ int main(void)
 		ok(least > 880 && most < 1120, "every cell at every position about as often (%zu..%zu of 1000)",
 		   least, most);
 		want[PAGE] = 0;
-		n = round_order(&r, want, 7, order);
+		n = round_order(&job, want, 7, order);
 		ok(n == 3 && order[0] != PAGE && order[1] != PAGE && order[2] != PAGE,
 		   "a cell sitting out is not in the order");
+		/* audit's order: as listed, every other round backwards */
+		job.shuffle = 0;
+		n = round_order(&job, want, 1, order);
+		ok(n == 3 && order[0] == NONE2 && order[1] == ATTACH && order[2] == NONE,
+		   "unshuffled: odd rounds backwards");
+		n = round_order(&job, want, 2, order);
+		ok(n == 3 && order[0] == NONE && order[1] == ATTACH && order[2] == NONE2,
+		   "unshuffled: even rounds as listed");
 	}
 	return tap_done();
 }

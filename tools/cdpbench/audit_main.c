@@ -1,6 +1,6 @@
 /* audit_main: `cdpbench audit`: the flags, the arms, the rounds (interleaved,
- * the order reversed every other round), the progress line, Ctrl-C, and the
- * rig analysis of one run's logs; audit --log analyses logs and runs nothing. */
+ * by rounds.c, the order reversed every other round), Ctrl-C, and the rig
+ * analysis of one run's logs; audit --log analyses logs and runs nothing. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +16,7 @@
 #include "audit_findings.h"
 #include "policy.h"
 #include "report.h"
+#include "rounds.h"
 #include "util.h"
 
 #define DEFAULT_ARMS "direct,passthrough,network-postdata-cap"
@@ -195,55 +196,23 @@ static int log_only(char **logs, int nlogs, const char *bench)
 	return rc;
 }
 
-/* Runs every round of every arm; returns the whole rounds that ran. */
-static int run_rounds(struct audit *a)
+static void arm_name(struct rounds_job *j, size_t i, char *buf, size_t len)
 {
-	const struct bench_config *cfg = a->cfg;
-	int total = cfg->warmup_rounds + cfg->rounds, tty = isatty(2);
-	size_t done = 0, all = (size_t)total * a->narms;
-	double *last = xcalloc(a->narms, sizeof *last), done_s = 0;
-	uint64_t t0 = util_mono_us();
-	char el[32], eta[32];
+	snprintf(buf, len, "%s", ((struct audit *)j->arg)->arms[i].name);
+}
 
-	for (int round = 0; round < total; round++) {
-		for (size_t k = 0; k < a->narms && !stop; k++) {
-			/* every other round backwards: drift hits every arm alike */
-			size_t i = round % 2 ? a->narms - 1 - k : k;
-			struct audit_run *r = audit_run_at(a, round, i);
-			double left = 0;
+static void arm_run(struct rounds_job *j, size_t i, int round, int position,
+		    struct rounds_result *out)
+{
+	struct audit *a = j->arg;
+	struct audit_run *r = audit_run_at(a, round, i);
 
-			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s: running%s", tty ? "\r\033[K" : "",
-				done + 1, all, round + 1, total, round < cfg->warmup_rounds ? " (warm-up)" : "",
-				a->arms[i].name, tty ? "" : "\n");
-			audit_run_once(a, i, round, &stop, r);
-			if (stop)
-				break;
-			last[i] = r->seconds;
-			done_s += r->seconds;
-			done++;
-			for (size_t n = done; n < all; n++)
-				left += last[n % a->narms] > 0 ? last[n % a->narms] : done_s / (double)done;
-			bench_fmt_duration((double)(util_mono_us() - t0) / 1e6, el, sizeof el);
-			bench_fmt_duration(left, eta, sizeof eta);
-			fprintf(stderr, "%s[%zu/%zu] round %d/%d%s  %s: %s  (%.1fs)  elapsed %s, ETA %s%s",
-				tty ? "\r\033[K" : "", done, all, round + 1, total,
-				round < cfg->warmup_rounds ? " (warm-up)" : "", a->arms[i].name,
-				r->ok ? "ok" : "FAILED", r->seconds, el, eta, tty ? "" : "\n");
-			if (!r->ok)
-				fprintf(stderr, "%scdpbench audit: %s round %d: %s\n", tty ? "\n" : "",
-					a->arms[i].name, round, r->error);
-		}
-		if (stop) {
-			fprintf(stderr, "\ncdpbench audit: interrupted; reporting the %d rounds that "
-				"finished\n", round);
-			free(last);
-			return round;
-		}
-	}
-	if (tty)
-		fputc('\n', stderr);
-	free(last);
-	return total;
+	(void)position;
+	audit_run_once(a, i, round, j->stop, r);
+	out->ok = r->ok;
+	out->seconds = r->seconds;
+	out->error = r->error;
+	snprintf(out->what, sizeof out->what, "ok");
 }
 
 int audit_main(int argc, char **argv)
@@ -369,7 +338,10 @@ int audit_main(int argc, char **argv)
 		fprintf(stderr, " %s", a.argv[i]);
 	fprintf(stderr, "\n");
 	t0 = util_mono_us();
-	a.rounds_run = run_rounds(&a);
+	a.rounds_run = rounds_drive(&(struct rounds_job){
+		.who = "cdpbench audit", .ncells = a.narms, .warmup = cfg.warmup_rounds,
+		.fixed = total, .name = arm_name, .run = arm_run, .arg = &a,
+		.stop = &stop }, t0);
 	a.wall_s = (double)(util_mono_us() - t0) / 1e6;
 	a.interrupted = stop;
 	audit_compute(&a);

@@ -1,6 +1,6 @@
-/* rounds: runs the matrix's trials, cells interleaved round by round: a fixed
- * number of rounds, or with a budget as many as it takes for every ratio's CI
- * to reach the target. */
+/* rounds: runs cells round by round, interleaved, with a progress line:
+ * cdpbench's matrix (a fixed number of rounds, or with a budget as many as it
+ * takes for every ratio's CI to reach the target) and audit's arms. */
 #include "rounds.h"
 
 #include <math.h>
@@ -110,137 +110,214 @@ static void grow(struct report *r, int round)
 	}
 }
 
-/* The wanted cells of a round in the order they run: shuffled with the run's
- * seed and the round's number, so no cell always runs next to the same
- * neighbours or at the same point of a round (a fixed order showed as an A/A
- * pair's second half below its first in 7 of 9 runs), and a report still
- * reproduces. Their count. */
-static size_t round_order(const struct report *r, const int *want, int round, size_t *order)
+static double since_s(uint64_t t0_us)
+{
+	return (double)(util_mono_us() - t0_us) / 1e6;
+}
+
+/* The wanted cells of a round in the order they run; their count. Shuffled
+ * with the seed and the round's number (j->shuffle), so no cell always runs
+ * next to the same neighbours or at the same point of a round (a fixed
+ * order showed as an A/A pair's second half below its first in 7 of 9 runs)
+ * and a report still reproduces; else every other round backwards. */
+static size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order)
 {
 	struct estimate_rng rng;
 	size_t n = 0;
 
-	for (size_t i = 0; i < r->ncells; i++)
+	for (size_t i = 0; i < j->ncells; i++)
 		if (want[i])
 			order[n++] = i;
-	estimate_rng_seed(&rng, r->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(round + 1)));
+	if (!j->shuffle) {
+		for (size_t k = 0; round % 2 && k < n / 2; k++) {
+			size_t t = order[k];
+			order[k] = order[n - 1 - k];
+			order[n - 1 - k] = t;
+		}
+		return n;
+	}
+	estimate_rng_seed(&rng, j->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(round + 1)));
 	for (size_t k = n; k > 1; k--) {
-		size_t j = (size_t)(estimate_rng_next(&rng) % k), t = order[k - 1];
-		order[k - 1] = order[j];
-		order[j] = t;
+		size_t x = (size_t)(estimate_rng_next(&rng) % k), t = order[k - 1];
+		order[k - 1] = order[x];
+		order[x] = t;
 	}
 	return n;
 }
 
-/* Runs one trial and prints the progress line. */
-static void one_trial(struct report *r, struct lws_context *ctx, int sink_port, size_t i,
-		      int round, const char *progress, const char *eta)
+/* The seconds the fixed rounds still need after this round's first `ran`
+ * cells, at each cell's last time (else the mean so far, else 1 s). */
+static double eta_s(const struct rounds_job *j, int round, const size_t *order, size_t n,
+		    size_t ran, const double *last, double mean)
 {
+	double left = 0;
+
+	for (int rr = round; rr < j->fixed; rr++)
+		for (size_t p = rr == round ? ran : 0; p < (rr == round ? n : j->ncells); p++) {
+			size_t i = rr == round ? order[p] : p;
+			left += last[i] > 0 ? last[i] : mean > 0 ? mean : 1;
+		}
+	return left;
+}
+
+int rounds_drive(struct rounds_job *j, uint64_t t0_us)
+{
+	int *want = xcalloc(j->ncells, sizeof *want), tty = isatty(2), round;
+	size_t *order = xcalloc(j->ncells, sizeof *order);
+	double *last = xcalloc(j->ncells, sizeof *last), done_s = 0;
+	size_t done = 0;
+
+	j->stopped_because = "the rounds asked for ran";
+	for (round = 0; round < MAX_ROUNDS && !*j->stop; round++) {
+		size_t nwant = j->ncells;
+		int budgeted = j->budget_s > 0 && round >= j->fixed;
+
+		for (size_t i = 0; i < j->ncells; i++)
+			want[i] = 1;
+		if (j->plan ? !(nwant = j->plan(j, round, want, last, since_s(t0_us)))
+			    : round >= j->fixed)
+			break;
+		nwant = round_order(j, want, round, order);
+		for (size_t k = 0; k < nwant; k++) {
+			size_t i = order[k];
+			struct rounds_result res = { 0 };
+			char name[96], head[192], el[32], eta[32];
+
+			j->name(j, i, name, sizeof name);
+			if (round < j->fixed)
+				snprintf(head, sizeof head, "[%zu/%zu] round %d/%d%s  %s", done + 1,
+					 (size_t)j->fixed * j->ncells, round + 1, j->fixed,
+					 round < j->warmup ? " (warm-up)" : "", name);
+			else
+				snprintf(head, sizeof head, "[%zu/%zu] round %d  %s", k + 1, nwant,
+					 round + 1, name);
+			fprintf(stderr, "%s%s: running%s", tty ? "\r\033[K" : "", head, tty ? "" : "\n");
+			j->run(j, i, round, (int)k, &res);
+			if (*j->stop)
+				break;
+			last[i] = res.seconds;
+			done_s += res.seconds;
+			done++;
+			bench_fmt_duration(since_s(t0_us), el, sizeof el);
+			bench_fmt_duration(budgeted ? j->budget_s - since_s(t0_us)
+					   : eta_s(j, round, order, nwant, k + 1, last,
+						   done_s / (double)done),
+					   eta, sizeof eta);
+			fprintf(stderr, "%s%s: %s  (%.1fs)  elapsed %s, %s %s%s", tty ? "\r\033[K" : "",
+				head, res.ok ? res.what : "FAILED", res.seconds, el,
+				budgeted ? "budget left" : "ETA", eta, tty ? "" : "\n");
+			if (!res.ok)
+				fprintf(stderr, "%s%s: %s round %d: %s\n", tty ? "\n" : "", j->who, name,
+					round, res.error);
+		}
+		if (*j->stop)
+			break;
+	}
+	if (tty)
+		fputc('\n', stderr);
+	if (*j->stop) {
+		fprintf(stderr, "%s: interrupted; reporting the %d rounds that finished\n", j->who,
+			round);
+		j->stopped_because = "interrupted";
+	}
+	free(last);
+	free(order);
+	free(want);
+	return round;
+}
+
+/* cdpbench's matrix as a rounds_job. */
+struct matrix {
+	struct report *r;
+	struct lws_context *ctx;
+	int sink_port;
+	int *keep;
+	int nalloc;       /* rounds each cell has samples for */
+};
+
+static size_t matrix_plan(struct rounds_job *j, int round, int *want, const double *last,
+			  double elapsed)
+{
+	struct matrix *m = j->arg;
+	struct report *r = m->r;
 	const struct bench_config *cfg = r->cfg;
-	struct report_cell *c = &r->cells[i];
+	size_t nwant = r->ncells;
+
+	if (round >= j->fixed) {
+		if (cfg->budget_s <= 0)
+			return 0;
+		r->rounds_run = round;
+		report_compute(r);
+		if (!(nwant = wanted_cells(r, m->keep, want))) {
+			j->stopped_because = "every ratio reached the target";
+			return 0;
+		}
+		grow(r, round);
+		m->nalloc = round + 1;
+	}
+	/* The budget is a cap, also on the rounds asked for once two measured
+	 * rounds give every cell an interval: a round that would end past it
+	 * runs only the least precise cells that fit, or none. */
+	if (cfg->budget_s > 0 && round >= cfg->warmup_rounds + MIN_ROUNDS &&
+	    elapsed + predicted_s(r, want, last) > cfg->budget_s - reserve(r, last)) {
+		if (round < j->fixed) {
+			r->rounds_run = round;
+			report_compute(r);
+			wanted_cells(r, m->keep, want);
+		}
+		if (!(nwant = fit_round(r, m->keep, want, last,
+					cfg->budget_s - reserve(r, last) - elapsed))) {
+			j->stopped_because = "the budget was spent";
+			return 0;
+		}
+	}
+	return nwant;
+}
+
+static void matrix_name(struct rounds_job *j, size_t i, char *buf, size_t len)
+{
+	const struct report_cell *c = &((struct matrix *)j->arg)->r->cells[i];
+
+	snprintf(buf, len, "%s/%s", c->sc->name, c->body);
+}
+
+static void matrix_run(struct rounds_job *j, size_t i, int round, int position,
+		       struct rounds_result *out)
+{
+	struct matrix *m = j->arg;
+	struct report_cell *c = &m->r->cells[i];
 	struct bench_sample *s = &c->samples[round];
-	int tty = isatty(2);
-	char id[64], m[32];
+	char id[64];
 
 	snprintf(id, sizeof id, "r%d-c%zu", round, i);
-	trial_run(cfg, ctx, sink_port, c->sc, c->body, id, s);
-	fprintf(stderr, "%s%s round %d%s  %s/%s: %s  (%.1fs)  %s%s", tty ? "\r\033[K" : "", progress,
-		round + 1, round < cfg->warmup_rounds ? " (warm-up)" : "", c->sc->name, c->body,
-		s->ok ? report_mbps(s->page_mbps, m, sizeof m) : "FAILED", s->seconds, eta,
-		tty ? "" : "\n");
-	if (!s->ok)
-		fprintf(stderr, "%scdpbench: %s/%s round %d: %s\n", tty ? "\n" : "", c->sc->name,
-			c->body, round, s->error);
+	trial_run(m->r->cfg, m->ctx, m->sink_port, c->sc, c->body, id, s);
+	s->position = position;
+	out->ok = s->ok;
+	out->seconds = s->seconds;
+	out->error = s->error;
+	if (s->ok)
+		report_mbps(s->page_mbps, out->what, sizeof out->what);
 }
 
 void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64_t t0_us,
 		volatile sig_atomic_t *stop)
 {
 	const struct bench_config *cfg = r->cfg;
-	int fixed = cfg->warmup_rounds + cfg->rounds, round;
-	int *want = xcalloc(r->ncells, sizeof *want), *keep = xcalloc(r->ncells, sizeof *keep);
-	size_t *order = xcalloc(r->ncells, sizeof *order);
-	double *last = xcalloc(r->ncells, sizeof *last), done_s = 0;
-	size_t done = 0;
-	char el[32], eta[32], progress[64], tail[128];
+	struct matrix m = { r, ctx, sink_port, xcalloc(r->ncells, sizeof *m.keep),
+			    cfg->warmup_rounds + cfg->rounds };
+	struct rounds_job j = {
+		.who = "cdpbench", .ncells = r->ncells, .warmup = cfg->warmup_rounds,
+		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->seed,
+		.budget_s = cfg->budget_s,
+		.plan = matrix_plan, .name = matrix_name, .run = matrix_run, .arg = &m, .stop = stop,
+	};
 
-	r->stopped_because = "the rounds asked for ran";
-	for (round = 0; round < MAX_ROUNDS && !*stop; round++) {
-		double elapsed = (double)(util_mono_us() - t0_us) / 1e6;
-		size_t nwant;
-
-		if (round >= fixed) {
-			if (cfg->budget_s <= 0)
-				break;
-			r->rounds_run = round;
-			report_compute(r);
-			if (!(nwant = wanted_cells(r, keep, want))) {
-				r->stopped_because = "every ratio reached the target";
-				break;
-			}
-			grow(r, round);
-		} else {
-			for (size_t i = 0; i < r->ncells; i++)
-				want[i] = 1;
-			nwant = r->ncells;
-		}
-		/* The budget is a cap, also on the rounds asked for once two measured
-		 * rounds give every cell an interval: a round that would end past it
-		 * runs only the least precise cells that fit, or none. */
-		if (cfg->budget_s > 0 && round >= cfg->warmup_rounds + MIN_ROUNDS &&
-		    elapsed + predicted_s(r, want, last) > cfg->budget_s - reserve(r, last)) {
-			if (round < fixed) {
-				r->rounds_run = round;
-				report_compute(r);
-				wanted_cells(r, keep, want);
-			}
-			if (!(nwant = fit_round(r, keep, want, last,
-						cfg->budget_s - reserve(r, last) - elapsed))) {
-				r->stopped_because = "the budget was spent";
-				break;
-			}
-		}
-		nwant = round_order(r, want, round, order);
-		for (size_t k = 0; k < nwant && !*stop; k++) {
-			size_t i = order[k];
-			double left = 0;
-			/* The ETA: this round's cells still to run and the rounds still
-			 * fixed, at the cells' last times. */
-			for (int rr = round; rr < fixed; rr++)
-				for (size_t p = rr == round ? k : 0; p < (rr == round ? nwant : r->ncells); p++) {
-					size_t j = rr == round ? order[p] : p;
-					left += last[j] > 0 ? last[j] : done ? done_s / (double)done : 1;
-				}
-			bench_fmt_duration((double)(util_mono_us() - t0_us) / 1e6, el, sizeof el);
-			if (cfg->budget_s > 0 && round >= fixed)
-				bench_fmt_duration(cfg->budget_s - (double)(util_mono_us() - t0_us) / 1e6,
-					     eta, sizeof eta);
-			else
-				bench_fmt_duration(left, eta, sizeof eta);
-			snprintf(progress, sizeof progress, "[%zu/%zu]", k + 1, nwant);
-			snprintf(tail, sizeof tail, "elapsed %s, %s %s", el,
-				 cfg->budget_s > 0 && round >= fixed ? "budget left" : "ETA", eta);
-			one_trial(r, ctx, sink_port, i, round, progress, tail);
-			r->cells[i].samples[round].position = (int)k;
-			last[i] = r->cells[i].samples[round].seconds;
-			done_s += last[i];
-			done++;
-		}
+	r->rounds_run = rounds_drive(&j, t0_us);
+	r->stopped_because = j.stopped_because;
+	/* the round under way when interrupted is left out */
+	for (size_t i = 0; *stop && r->rounds_run < m.nalloc && i < r->ncells; i++) {
+		json_decref(r->cells[i].samples[r->rounds_run].detail);
+		memset(&r->cells[i].samples[r->rounds_run], 0, sizeof r->cells[i].samples[0]);
 	}
-	if (isatty(2))
-		fputc('\n', stderr);
-	if (*stop) {
-		fprintf(stderr, "cdpbench: interrupted; reporting the rounds that finished\n");
-		r->stopped_because = "interrupted";
-		round--;   /* the round under way is left out */
-		for (size_t i = 0; round >= 0 && i < r->ncells; i++) {
-			json_decref(r->cells[i].samples[round].detail);
-			memset(&r->cells[i].samples[round], 0, sizeof r->cells[i].samples[round]);
-		}
-	}
-	r->rounds_run = round < 0 ? 0 : round;
-	free(order);
-	free(last);
-	free(keep);
-	free(want);
+	free(m.keep);
 }
