@@ -11,6 +11,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$ROOT/build}
+. "$ROOT/tools/bench-lib.sh"
 COUNT=2000 JSON=""
 
 usage() {
@@ -31,12 +32,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 JSON=${JSON:-$B/bench-instr.json}
-for bin in cdp-echo cdp-load cdpproxy; do
-	[ -x "$B/$bin" ] || { echo "bench-instr: $B/$bin missing: run make first" >&2; exit 2; }
-done
-for tool in valgrind callgrind_annotate jq; do
-	command -v $tool >/dev/null || { echo "bench-instr: $tool is needed (make deps)" >&2; exit 2; }
-done
+bench_check bench-instr valgrind callgrind_annotate jq
 
 TMP=$(mktemp -d /tmp/bench-instr.XXXXXX)
 declare -A PID
@@ -59,7 +55,7 @@ start() {
 	"$@" 2>>"$TMP/$name.err" &
 	PID[$name]=$!
 	for i in $(seq 600); do
-		PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$TMP/$name.err" | head -1)
+		PORT=$(listening_port "$TMP/$name.err")
 		[ -n "$PORT" ] && return 0
 		kill -0 "${PID[$name]}" 2>/dev/null || break
 		sleep 0.05

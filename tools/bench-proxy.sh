@@ -13,6 +13,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$ROOT/build}
+. "$ROOT/tools/bench-lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 ROUNDS=5 SECONDS_PER_RUN=2 WARMUP=1 QUICK=0 CHROME=1 JSON="" ONLY_EFFICIENCY=0 BEFORE="" SKIP=""
 
@@ -49,10 +50,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 JSON=${JSON:-$B/bench-proxy.json}
-for bin in cdp-echo cdp-load cdpproxy; do
-	[ -x "$B/$bin" ] || { echo "bench-proxy: $B/$bin missing: run make first" >&2; exit 2; }
-done
-command -v jq >/dev/null || { echo "bench-proxy: jq is needed" >&2; exit 2; }
+bench_check bench-proxy jq
 
 TMP=$(mktemp -d /tmp/bench-proxy.XXXXXX)
 declare -A PID PORT
@@ -98,7 +96,7 @@ start() {
 wait_listening() {
 	local name=$1 i port
 	for i in $(seq 200); do
-		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$TMP/$name.err" | head -1 || true)
+		port=$(listening_port "$TMP/$name.err" || true)
 		if [ -n "$port" ]; then PORT[$name]=$port; return 0; fi
 		alive "$name" || break
 		sleep 0.05
