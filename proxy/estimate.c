@@ -209,11 +209,6 @@ void estimate_variance_split(const double *x, const size_t *len, size_t ngroups,
 	free(mean);
 }
 
-double estimate_split_mean_var(const struct estimate_split *s, double groups, double per_group)
-{
-	return s->between / groups + s->within / (groups * per_group);
-}
-
 double estimate_ci_rel_halfwidth(const struct estimate_ci *ci)
 {
 	if (isnan(ci->lo) || isnan(ci->hi) || !(ci->point > 0))

@@ -68,10 +68,6 @@ struct estimate_split {
 void estimate_variance_split(const double *x, const size_t *len, size_t ngroups,
 			     struct estimate_split *out);
 
-/* The variance of the mean of `groups` groups of `per_group` values each, as
- * the split predicts: between / groups + within / (groups * per_group). */
-double estimate_split_mean_var(const struct estimate_split *s, double groups, double per_group);
-
 /* How far the interval reaches from its point, relative to it: the larger of
  * hi/point - 1 and 1 - lo/point (0.1 for "within +-10%"). NaN when unknown. */
 double estimate_ci_rel_halfwidth(const struct estimate_ci *ci);
