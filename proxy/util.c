@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,26 @@ int util_parse_hostport(const char *flag, const char *s, char *host, size_t host
 	else
 		snprintf(host, hostlen, "%.*s", (int)(colon - s), s);
 	*port = (int)p;
+	return 0;
+}
+
+int util_parse_long(const char *flag, const char *s, long lo, long hi, long *out, char *err,
+		    size_t errlen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		if (hi == LONG_MAX)
+			snprintf(err, errlen, "%s wants a number of at least %ld, not '%s'", flag, lo, s);
+		else
+			snprintf(err, errlen, "%s wants a number from %ld to %ld, not '%s'", flag, lo, hi,
+				 s);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }
 

@@ -37,6 +37,11 @@ uint64_t util_mono_ns(void);
 int util_parse_hostport(const char *flag, const char *s, char *host, size_t hostlen, int *port,
 			char *err, size_t errlen);
 
+/* A whole number from lo to hi (flag names the option in err's "FLAG wants a
+ * number ..."; hi LONG_MAX: no upper bound). 0, or -1 with a reason in err. */
+int util_parse_long(const char *flag, const char *s, long lo, long hi, long *out, char *err,
+		    size_t errlen);
+
 /* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);

@@ -235,7 +235,7 @@ int audit_main(int argc, char **argv)
 	static struct audit a;
 	const char *arms = DEFAULT_ARMS, *bench = NULL;
 	char **logs = NULL, err[512];
-	int nlogs = 0, c, rc = 1, total;
+	int nlogs = 0, c, li = 0, rc = 1, total;
 	uint64_t t0;
 	time_t now;
 
@@ -253,17 +253,14 @@ int audit_main(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* "+": the first word that is not an option starts the command */
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+", opts, &li)) != -1) {
 		long v = 0;
-		char *end;
 		if (c == O_ROUNDS || c == O_WARM || c == O_TIMEOUT) {
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < (c == O_WARM ? 0 : 1) ||
-			    v > (c == O_TIMEOUT ? 86400 : 1000)) {
-				fprintf(stderr, "cdpbench audit: --%s wants a number from %d to %d, not '%s'\n",
-					c == O_ROUNDS ? "rounds" : c == O_WARM ? "warmup-rounds" : "timeout",
-					c == O_WARM ? 0 : 1, c == O_TIMEOUT ? 86400 : 1000, optarg);
+			char flag[32];
+			snprintf(flag, sizeof flag, "--%s", opts[li].name);
+			if (util_parse_long(flag, optarg, c == O_WARM ? 0 : 1,
+					    c == O_TIMEOUT ? 86400 : 1000, &v, err, sizeof err) < 0) {
+				fprintf(stderr, "cdpbench audit: %s\n", err);
 				return 2;
 			}
 		}

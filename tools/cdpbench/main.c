@@ -251,7 +251,8 @@ static int bench_main(int argc, char **argv)
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
 	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
-	int nreplays = 0, c, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1, rc = 1;
+	int nreplays = 0, c, li = 0, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1;
+	int rc = 1;
 	double mib = -1, budget = -1, target = 0.1;
 	enum placement placement = PLACEMENT_DEFAULT;
 	json_t *placed = NULL;
@@ -274,20 +275,15 @@ static int bench_main(int argc, char **argv)
 	cfg.seed = ESTIMATE_SEED;
 	cfg.warmup_transfers = 1;
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
 		long v = 0;
 		int ms = c == O_MEASURE || c == O_WARMMS;
 		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || ms) {
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < (c == O_WARM || ms ? 0 : 1) ||
-			    v > (ms ? 60000 : 1000)) {
-				const char *name = "";
-				for (const struct option *o = opts; o->name; o++)
-					if (o->val == c)
-						name = o->name;
-				fprintf(stderr, "cdpbench: --%s wants a number from %d to %d, not '%s'\n",
-					name, c == O_WARM || ms ? 0 : 1, ms ? 60000 : 1000, optarg);
+			char flag[32];
+			snprintf(flag, sizeof flag, "--%s", opts[li].name);
+			if (util_parse_long(flag, optarg, c == O_WARM || ms ? 0 : 1, ms ? 60000 : 1000, &v,
+					    err, sizeof err) < 0) {
+				fprintf(stderr, "cdpbench: %s\n", err);
 				return 2;
 			}
 		}

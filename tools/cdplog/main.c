@@ -1,11 +1,13 @@
 /* cdplog: reads a cdpproxy --log file offline: summary, pairs, timeline. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cdplog.h"
+#include "util.h"
 
 static void usage(FILE *out)
 {
@@ -37,19 +39,6 @@ static void usage(FILE *out)
 enum { O_JSON = 256, O_SESSION, O_METHOD, O_CONN, O_SINCE, O_UNTIL, O_TOP, O_PENDING,
        O_SESSIONS_MAX, O_HELP, O_VERSION };
 
-static int parse_count(const char *flag, const char *s, uint64_t *out, char *err, size_t errlen)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		snprintf(err, errlen, "%s wants a number, not '%s' (see --help)", flag, s);
-		return -1;
-	}
-	return 0;
-}
-
 /* Parses argv; returns 0 to run *cmd on *path, 1 when --help or --version
  * was answered, -1 with one line in err. */
 static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char **cmd,
@@ -69,11 +58,12 @@ static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char *
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	char flag[32];
+	long v;
+	int c, li = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
 		switch (c) {
 		case O_JSON: o->json = 1; break;
 		case O_SESSION: o->session = optarg; break;
@@ -81,22 +71,18 @@ static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char *
 		case O_SINCE: o->since = optarg; break;
 		case O_UNTIL: o->until = optarg; break;
 		case O_CONN:
-			if (parse_count("--conn", optarg, &o->conn, err, errlen) < 0)
-				return -1;
-			o->has_conn = 1;
-			break;
 		case O_TOP:
 		case O_PENDING:
 		case O_SESSIONS_MAX:
-			if (parse_count(argv[optind - 1], optarg, &v, err, errlen) < 0)
+			snprintf(flag, sizeof flag, "--%s", opts[li].name);
+			if (util_parse_long(flag, optarg, c == O_CONN || c == O_TOP ? 0 : 1, LONG_MAX, &v,
+					    err, errlen) < 0)
 				return -1;
-			if (c == O_TOP)
+			if (c == O_CONN)
+				o->conn = (uint64_t)v, o->has_conn = 1;
+			else if (c == O_TOP)
 				o->top = (size_t)v;
-			else if (!v) {
-				snprintf(err, errlen, "%s wants a number above 0 (see --help)",
-					 c == O_PENDING ? "--pending" : "--sessions-max");
-				return -1;
-			} else if (c == O_PENDING)
+			else if (c == O_PENDING)
 				o->pending_max = (size_t)v;
 			else
 				o->sessions_max = (size_t)v;
