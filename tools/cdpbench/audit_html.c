@@ -8,33 +8,7 @@
 #include "audit.h"
 #include "report.h"
 
-#define LABEL_W 200
-#define PLOT_W 480
-#define VALUE_W 200
-#define ROW_H 26
-#define AXIS_H 30
 #define DOMAINS_SHOWN 12
-
-static void axis(FILE *f, double max, double step, int rows, const char *label)
-{
-	for (double t = 0; t <= max + step / 2; t += step) {
-		double x = LABEL_W + PLOT_W * t / max;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
-			x, x, rows * ROW_H, x, rows * ROW_H + 16, t);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">", LABEL_W + PLOT_W / 2,
-		rows * ROW_H + AXIS_H + 4);
-	report_html_esc(f, label);
-	fprintf(f, "</text>\n");
-}
-
-static void svg_open(FILE *f, int rows)
-{
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
-		LABEL_W + PLOT_W + VALUE_W, rows * ROW_H + AXIS_H + 10);
-}
 
 /* Per arm: each measured run that passed as a dot, the CI as a band, the
  * median as a bar across it. */
@@ -52,29 +26,29 @@ static void wall_chart(const struct audit *a, FILE *f)
 		return;
 	step = report_tick_step(max * 1.05);
 	max = ceil(max * 1.05 / step) * step;
-	svg_open(f, rows);
-	axis(f, max, step, rows, "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
+	report_svg_open(f, rows);
+	report_svg_axis(f, max, step, rows, "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
 	for (size_t i = 0; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
-		double y = (double)i * ROW_H, mid = y + ROW_H / 2.0;
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, mid + 4);
+		double y = (double)i * CHART_ROW_H, mid = y + CHART_ROW_H / 2.0;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, mid + 4);
 		report_html_esc(f, arm->name);
 		fprintf(f, "</text>\n");
 		if (!isnan(arm->wall.lo))
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#4a78c2\" "
-				"fill-opacity=\"0.25\"/>\n", LABEL_W + PLOT_W * arm->wall.lo / max, y + 5,
-				fmax(1, PLOT_W * (arm->wall.hi - arm->wall.lo) / max), ROW_H - 10);
+				"fill-opacity=\"0.25\"/>\n", CHART_LABEL_W + CHART_PLOT_W * arm->wall.lo / max, y + 5,
+				fmax(1, CHART_PLOT_W * (arm->wall.hi - arm->wall.lo) / max), CHART_ROW_H - 10);
 		for (int round = w; round < a->rounds_run; round++) {
 			const struct audit_run *run = audit_run_at(a, round, i);
 			if (run->ok)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#222\"/>\n",
-					LABEL_W + PLOT_W * run->seconds / max, mid);
+					CHART_LABEL_W + CHART_PLOT_W * run->seconds / max, mid);
 		}
 		if (!isnan(arm->wall.point))
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c9453b\" "
-				"stroke-width=\"2\"/>\n", LABEL_W + PLOT_W * arm->wall.point / max, y + 3,
-				LABEL_W + PLOT_W * arm->wall.point / max, y + ROW_H - 3);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#222\">%s", LABEL_W + PLOT_W + 8, mid + 4,
+				"stroke-width=\"2\"/>\n", CHART_LABEL_W + CHART_PLOT_W * arm->wall.point / max, y + 3,
+				CHART_LABEL_W + CHART_PLOT_W * arm->wall.point / max, y + CHART_ROW_H - 3);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#222\">%s", CHART_LABEL_W + CHART_PLOT_W + 8, mid + 4,
 			audit_secs(arm->wall.point, m, sizeof m));
 		if (i && !isnan(arm->ratio.point))
 			fprintf(f, " · %s×", report_ratio(arm->ratio.point, r, sizeof r));
@@ -101,21 +75,21 @@ static void traffic_chart(const json_t *rig, FILE *f)
 		return;
 	step = report_tick_step(max * 1.05);
 	max = ceil(max * 1.05 / step) * step;
-	svg_open(f, (int)rows);
-	axis(f, max, step, (int)rows, "KiB (dark: to Chrome; light: to the client)");
+	report_svg_open(f, (int)rows);
+	report_svg_axis(f, max, step, (int)rows, "KiB (dark: to Chrome; light: to the client)");
 	for (i = 0; i < rows; i++) {
-		double up, down, y = (double)i * ROW_H;
+		double up, down, y = (double)i * CHART_ROW_H;
 		d = json_array_get(doms, i);
 		up = (double)json_integer_value(json_object_get(d, "bytes_up")) / 1024;
 		down = (double)json_integer_value(json_object_get(d, "bytes_down")) / 1024;
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, y + 17);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, y + 17);
 		report_html_esc(f, json_string_value(json_object_get(d, "name")));
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#2f5597\"/>"
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#9db7e0\"/>\n",
-			LABEL_W, y + 5, PLOT_W * up / max, ROW_H - 10, LABEL_W + PLOT_W * up / max, y + 5,
-			PLOT_W * down / max, ROW_H - 10);
+			CHART_LABEL_W, y + 5, CHART_PLOT_W * up / max, CHART_ROW_H - 10, CHART_LABEL_W + CHART_PLOT_W * up / max, y + 5,
+			CHART_PLOT_W * down / max, CHART_ROW_H - 10);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">%lld messages</text>\n",
-			LABEL_W + PLOT_W * (up + down) / max + 6, y + 17,
+			CHART_LABEL_W + CHART_PLOT_W * (up + down) / max + 6, y + 17,
 			(long long)json_integer_value(json_object_get(d, "messages")));
 	}
 	fprintf(f, "</svg>\n");
@@ -214,20 +188,13 @@ static void tests_html(const struct audit *a, FILE *f)
 
 int audit_write_html(const struct audit *a, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_html_open(path, "cdpbench audit", "cdpbench audit", err, errlen);
 	char r[32], lo[32], hi[32];
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return -1;
-	}
-	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>cdpbench audit</title><style>body{font-family:sans-serif;max-width:900px;"
-		"margin:2em auto;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
-		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
-		"th{background:#f2f2f2}li{margin:.4em 0}.small{color:#555;font-size:90%%}</style>"
-		"</head><body>\n<h1>cdpbench audit</h1>\n<p class=small>Started %s, %.0f s wall time. "
-		"Command: <code>", a->started, a->wall_s);
+	fprintf(f, "<p class=small>Started %s, %.0f s wall time. Command: <code>", a->started,
+		a->wall_s);
 	for (int i = 0; i < a->argc; i++) {
 		fprintf(f, "%s", i ? " " : "");
 		report_html_esc(f, a->argv[i]);
@@ -257,10 +224,6 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 	if (a->rig)
 		rig_html(a->rig, f);
 	fprintf(f, "<p class=small>Every run, figure and the environment are in audit.json; each "
-		"run's output in runs/.</p>\n</body></html>\n");
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
+		"run's output in runs/.</p>\n");
+	return report_html_close(f, path, err, errlen);
 }

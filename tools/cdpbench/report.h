@@ -115,5 +115,19 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
  * HTML; a round step for about five axis ticks up to max. */
 void report_html_esc(FILE *f, const char *s);
 double report_tick_step(double max);
+/* The page at path opened, with its head (title, the style) and h1 written;
+ * NULL with a reason in err. Closed by report_html_close: 0, or -1 with err. */
+FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
+		       size_t errlen);
+int report_html_close(FILE *f, const char *path, char *err, size_t errlen);
+/* The charts: a column of labels, the plot, a column of values; rows of
+ * CHART_ROW_H above an axis with ticks every step up to max and a label. */
+#define CHART_LABEL_W 200
+#define CHART_PLOT_W 500
+#define CHART_VALUE_W 200
+#define CHART_ROW_H 26
+#define CHART_AXIS_H 30
+void report_svg_open(FILE *f, int rows);
+void report_svg_axis(FILE *f, double max, double step, int rows, const char *label);
 
 #endif

@@ -6,12 +6,6 @@
 
 #include "report.h"
 
-#define LABEL_W 190
-#define PLOT_W 500
-#define VALUE_W 150
-#define ROW_H 24
-#define AXIS_H 30
-
 void report_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -30,6 +24,58 @@ double report_tick_step(double max)
 	double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
 
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
+		       size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return NULL;
+	}
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+	report_html_esc(f, title);
+	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:900px;margin:2em auto;"
+		"color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
+		"th{background:#f2f2f2}li{margin:.4em 0}.small{color:#555;font-size:90%%}</style>"
+		"</head><body>\n<h1>");
+	report_html_esc(f, h1);
+	fprintf(f, "</h1>\n");
+	return f;
+}
+
+int report_html_close(FILE *f, const char *path, char *err, size_t errlen)
+{
+	fprintf(f, "</body></html>\n");
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+void report_svg_open(FILE *f, int rows)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
+		CHART_LABEL_W + CHART_PLOT_W + CHART_VALUE_W, rows * CHART_ROW_H + CHART_AXIS_H + 10);
+}
+
+void report_svg_axis(FILE *f, double max, double step, int rows, const char *label)
+{
+	for (double t = 0; t <= max + step / 2; t += step) {
+		double x = CHART_LABEL_W + CHART_PLOT_W * t / max;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
+			x, x, rows * CHART_ROW_H, x, rows * CHART_ROW_H + 16, t);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">",
+		CHART_LABEL_W + CHART_PLOT_W / 2, rows * CHART_ROW_H + CHART_AXIS_H + 4);
+	report_html_esc(f, label);
+	fprintf(f, "</text>\n");
 }
 
 static const char *bar_color(const struct report_cell *c)
@@ -70,38 +116,29 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		max = 1;
 	step = report_tick_step(max * 1.05);
 	max = ceil(max * 1.05 / step) * step;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
-		LABEL_W + PLOT_W + VALUE_W, rows * ROW_H + AXIS_H + 10);
-	for (double t = 0; t <= max + step / 2; t += step) {
-		double x = LABEL_W + PLOT_W * t / max;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
-			x, x, rows * ROW_H, x, rows * ROW_H + 16, t);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">Mbps (median, 95%% CI)"
-		"</text>\n", LABEL_W + PLOT_W / 2, rows * ROW_H + AXIS_H + 4);
+	report_svg_open(f, rows);
+	report_svg_axis(f, max, step, rows, "Mbps (median, 95% CI)");
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
-		double y = row * ROW_H, w, lo, hi, end;
+		double y = row * CHART_ROW_H, w, lo, hi, end;
 		int clipped;
 
 		if (strcmp(c->body, body))
 			continue;
 		row++;
 		clipped = c->mbps.point > max;
-		w = isnan(c->mbps.point) ? 0 : PLOT_W * fmin(c->mbps.point, max) / max;
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8, y + 16);
+		w = isnan(c->mbps.point) ? 0 : CHART_PLOT_W * fmin(c->mbps.point, max) / max;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, y + 16);
 		report_html_esc(f, c->sc->name);
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-			LABEL_W, y + 4, w, ROW_H - 8, bar_color(c));
-		end = LABEL_W + w;
+			CHART_LABEL_W, y + 4, w, CHART_ROW_H - 8, bar_color(c));
+		end = CHART_LABEL_W + w;
 		if (!isnan(c->mbps.lo) && !clipped) {
-			lo = LABEL_W + PLOT_W * fmin(c->mbps.lo, max) / max;
-			hi = LABEL_W + PLOT_W * fmin(c->mbps.hi, max) / max;
+			lo = CHART_LABEL_W + CHART_PLOT_W * fmin(c->mbps.lo, max) / max;
+			hi = CHART_LABEL_W + CHART_PLOT_W * fmin(c->mbps.hi, max) / max;
 			fprintf(f, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"#222\" "
-				"fill=\"none\"/>\n", lo, y + ROW_H / 2.0, hi, lo, y + 7.0, y + ROW_H - 7.0,
-				hi, y + 7.0, y + ROW_H - 7.0);
+				"fill=\"none\"/>\n", lo, y + CHART_ROW_H / 2.0, hi, lo, y + 7.0, y + CHART_ROW_H - 7.0,
+				hi, y + 7.0, y + CHART_ROW_H - 7.0);
 			end = fmax(end, hi);
 		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">%s%s", end + 6, y + 16,
@@ -111,9 +148,9 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		fprintf(f, "</text>\n");
 	}
 	if (!isnan(base) && base <= max) {
-		double x = LABEL_W + PLOT_W * base / max;
+		double x = CHART_LABEL_W + CHART_PLOT_W * base / max;
 		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\" "
-			"stroke-dasharray=\"4 3\"/>\n", x, x, rows * ROW_H);
+			"stroke-dasharray=\"4 3\"/>\n", x, x, rows * CHART_ROW_H);
 	}
 	fprintf(f, "</svg>\n");
 }
@@ -147,21 +184,14 @@ static void table(const struct report *r, const char *body, FILE *f)
 
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_html_open(path, "cdpbench report",
+				   "cdpbench: how enabled CDP domains change upload throughput", err, errlen);
 	size_t k;
 	json_t *s;
 	char a[32], b[32], c3[32], gate[1024];
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return -1;
-	}
-	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>cdpbench report</title><style>body{font-family:sans-serif;max-width:900px;"
-		"margin:2em auto;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
-		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
-		"th{background:#f2f2f2}li{margin:.3em 0}.small{color:#555;font-size:90%%}</style>"
-		"</head><body>\n<h1>cdpbench: how enabled CDP domains change upload throughput</h1>\n");
 	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", r->started, r->wall_s);
 	report_html_esc(f, json_string_value(json_object_get(r->env, "chromium")));
 	fprintf(f, "; Linux ");
@@ -210,10 +240,6 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "
-		"report.json.</p>\n</body></html>\n");
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
+		"report.json.</p>\n");
+	return report_html_close(f, path, err, errlen);
 }
