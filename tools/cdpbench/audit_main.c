@@ -21,14 +21,6 @@
 
 #define DEFAULT_ARMS "direct,passthrough,network-postdata-cap"
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: cdpbench audit [options] -- COMMAND [ARGS...]\n"
@@ -236,6 +228,7 @@ int audit_main(int argc, char **argv)
 	const char *arms = DEFAULT_ARMS, *bench = NULL;
 	char **logs = NULL, err[512];
 	int nlogs = 0, c, li = 0, rc = 1, total;
+	volatile sig_atomic_t *stop = NULL;
 	uint64_t t0;
 	time_t now;
 
@@ -322,9 +315,7 @@ int audit_main(int argc, char **argv)
 	}
 	total = cfg.warmup_rounds + cfg.rounds;
 	a.runs = xcalloc((size_t)total * a.narms, sizeof *a.runs);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	stop = bench_catch_signals();
 	now = time(NULL);
 	strftime(a.started, sizeof a.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	a.env = report_environment(&cfg, argc, argv);
@@ -338,9 +329,9 @@ int audit_main(int argc, char **argv)
 	a.rounds_run = rounds_drive(&(struct rounds_job){
 		.who = "cdpbench audit", .ncells = a.narms, .warmup = cfg.warmup_rounds,
 		.fixed = total, .name = arm_name, .run = arm_run, .arg = &a,
-		.stop = &stop }, t0);
+		.stop = stop }, t0);
 	a.wall_s = (double)(util_mono_us() - t0) / 1e6;
-	a.interrupted = stop;
+	a.interrupted = *stop;
 	audit_compute(&a);
 	analyse(&a, bench);
 	audit_print_summary(&a, stdout);
@@ -351,7 +342,7 @@ int audit_main(int argc, char **argv)
 	}
 	fprintf(stderr, "cdpbench audit: %.0f s; report in %s/ (audit.html, audit.md, audit.json)\n",
 		a.wall_s, cfg.out_dir);
-	rc = stop ? 130 : 0;
+	rc = *stop ? 130 : 0;
 out:
 	for (size_t i = 0; a.runs && i < (size_t)(cfg.warmup_rounds + cfg.rounds) * a.narms; i++)
 		audit_run_free(&a.runs[i]);

@@ -3,6 +3,7 @@
 #ifndef CDPBENCH_BENCH_H
 #define CDPBENCH_BENCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ extern const size_t bench_nbodies;
 /* main.c: bindir: where this binary is (absolute); root: the source tree
  * next to it, or the cwd. */
 void bench_find_dirs(struct bench_config *cfg);
+/* main.c: from now on SIGINT and SIGTERM set the flag returned; SIGPIPE is
+ * ignored. */
+volatile sig_atomic_t *bench_catch_signals(void);
 /* "42s", "3m05s", "?" */
 void bench_fmt_duration(double s, char *buf, size_t len);
 

@@ -61,6 +61,14 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+volatile sig_atomic_t *bench_catch_signals(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	return &interrupted;
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: cdpbench [--quick | --full] [options]\n"
@@ -429,9 +437,7 @@ static int bench_main(int argc, char **argv)
 	/* The proxies cdpbench starts listen on loopback for cdpbench alone: a
 	 * token from the environment would only lock cdpbench out. */
 	unsetenv("CDPPROXY_TOKEN");
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	bench_catch_signals();
 	now = time(NULL);
 	strftime(rep.started, sizeof rep.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	fprintf(stderr, "cdpbench: %zu scenarios x %zu bodies = %zu cells, %d rounds (%d warm-up), "
