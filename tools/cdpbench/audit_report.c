@@ -265,16 +265,10 @@ static int write_md(const struct audit *a, const char *path, char *err, size_t e
 int audit_write_files(const struct audit *a, char *err, size_t errlen)
 {
 	char path[BENCH_PATH_MAX + 32];
-	json_t *j = audit_json(a);
-	int rc;
 
 	snprintf(path, sizeof path, "%s/audit.json", a->cfg->out_dir);
-	rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (rc < 0) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (report_write_json(audit_json(a), path, err, errlen) < 0)
 		return -1;
-	}
 	snprintf(path, sizeof path, "%s/audit.md", a->cfg->out_dir);
 	if (write_md(a, path, err, errlen) < 0)
 		return -1;

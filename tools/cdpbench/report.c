@@ -491,24 +491,27 @@ json_t *report_load_average(void)
 	return json_pack("[f,f,f]", la[0], la[1], la[2]);
 }
 
+int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
+{
+	int rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+
+	json_decref(j);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot write %s", path);
+	return rc < 0 ? -1 : 0;
+}
+
 int report_write_files(const struct report *r, char *err, size_t errlen)
 {
 	char path[BENCH_PATH_MAX + 32];
-	json_t *j;
-	int rc;
 
 	if (mkdir(r->cfg->out_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", r->cfg->out_dir, strerror(errno));
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/report.json", r->cfg->out_dir);
-	j = report_json(r);
-	rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (rc < 0) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (report_write_json(report_json(r), path, err, errlen) < 0)
 		return -1;
-	}
 	snprintf(path, sizeof path, "%s/report.md", r->cfg->out_dir);
 	if (report_write_md(r, path, err, errlen) < 0)
 		return -1;

@@ -108,6 +108,8 @@ int report_aa_covers(const struct report_cell *a, const struct report_cell *c);
 
 /* findings.c: a few sentences that lead the report. */
 json_t *report_findings(const struct report *r);
+/* j (taken) into path, indented, keys in order. 0, or -1 with err. */
+int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
