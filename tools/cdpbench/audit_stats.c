@@ -8,8 +8,10 @@
 #include "audit.h"
 #include "util.h"
 
-/* The measured rounds' wall seconds of an arm (NaN where a run failed). */
-static double *wall_of(const struct audit *a, size_t arm, size_t *n)
+/* The measured rounds' seconds of an arm: of the whole command (name NULL)
+ * or of one test; NaN where the run failed, or the test did not pass or is
+ * not in its file. */
+static double *seconds_of(const struct audit *a, size_t arm, const char *name, size_t *n)
 {
 	int w = a->cfg->warmup_rounds;
 	size_t m = a->rounds_run > w ? (size_t)(a->rounds_run - w) : 0;
@@ -17,24 +19,8 @@ static double *wall_of(const struct audit *a, size_t arm, size_t *n)
 
 	for (size_t i = 0; i < m; i++) {
 		const struct audit_run *r = audit_run_at(a, w + (int)i, arm);
-		v[i] = r->ok ? r->seconds : NAN;
-	}
-	*n = m;
-	return v;
-}
-
-/* The measured rounds' seconds of one test in an arm: NaN where the run
- * failed, or the test did not pass or is not in its file. */
-static double *test_of(const struct audit *a, size_t arm, const char *name, size_t *n)
-{
-	int w = a->cfg->warmup_rounds;
-	size_t m = a->rounds_run > w ? (size_t)(a->rounds_run - w) : 0;
-	double *v = xcalloc(m + 1, sizeof *v);
-
-	for (size_t i = 0; i < m; i++) {
-		const struct audit_run *r = audit_run_at(a, w + (int)i, arm);
-		v[i] = NAN;
-		for (size_t k = 0; r->ok && k < r->ntests; k++)
+		v[i] = r->ok && !name ? r->seconds : NAN;
+		for (size_t k = 0; r->ok && name && k < r->ntests; k++)
 			if (!strcmp(r->tests[k].name, name) && r->tests[k].ok)
 				v[i] = r->tests[k].seconds;
 	}
@@ -66,17 +52,17 @@ void audit_compute(struct audit *a)
 {
 	const struct bench_config *cfg = a->cfg;
 	size_t n, nb, pass = a->narms;
-	double *base = wall_of(a, 0, &nb), *pv = NULL;
+	double *base = seconds_of(a, 0, NULL, &nb), *pv = NULL;
 
 	for (size_t i = 0; i < a->narms && pass == a->narms; i++)
 		if (a->arms[i].policy && !strcmp(a->arms[i].name, "passthrough"))
 			pass = i;
 	if (pass < a->narms)
-		pv = wall_of(a, pass, &nb);
+		pv = seconds_of(a, pass, NULL, &nb);
 
 	for (size_t i = 0; i < a->narms; i++) {
 		struct audit_arm *arm = &a->arms[i];
-		double *v = wall_of(a, i, &n);
+		double *v = seconds_of(a, i, NULL, &n);
 
 		arm->nok = arm->nfail = 0;
 		for (int round = cfg->warmup_rounds; round < a->rounds_run; round++) {
@@ -97,12 +83,12 @@ void audit_compute(struct audit *a)
 	collect_tests(a);
 	for (size_t t = 0; t < a->ntests; t++) {
 		struct audit_testfig *f = &a->tests[t];
-		double *b = test_of(a, 0, f->name, &nb);
+		double *b = seconds_of(a, 0, f->name, &nb);
 
 		f->median = xcalloc(a->narms, sizeof *f->median);
 		f->ratio = xcalloc(a->narms, sizeof *f->ratio);
 		for (size_t i = 0; i < a->narms; i++) {
-			double *v = test_of(a, i, f->name, &n);
+			double *v = seconds_of(a, i, f->name, &n);
 			estimate_report_median(v, n, cfg->resamples, cfg->seed, &f->median[i]);
 			estimate_report_ratio(v, b, n, cfg->resamples, cfg->seed, &f->ratio[i]);
 			free(v);
