@@ -169,13 +169,12 @@ int rounds_drive(struct rounds_job *j, uint64_t t0_us)
 
 	j->stopped_because = "the rounds asked for ran";
 	for (round = 0; round < MAX_ROUNDS && !*j->stop; round++) {
-		size_t nwant = j->ncells;
 		int budgeted = j->budget_s > 0 && round >= j->fixed;
+		size_t nwant;
 
 		for (size_t i = 0; i < j->ncells; i++)
 			want[i] = 1;
-		if (j->plan ? !(nwant = j->plan(j, round, want, last, since_s(t0_us)))
-			    : round >= j->fixed)
+		if (j->plan ? !j->plan(j, round, want, last, since_s(t0_us)) : round >= j->fixed)
 			break;
 		nwant = round_order(j, want, round, order);
 		for (size_t k = 0; k < nwant; k++) {
