@@ -27,13 +27,11 @@ struct rounds_job {
 	int shuffle;                /* each round in its own order, from seed and the round; */
 	uint64_t seed;              /* else every other round backwards */
 	double budget_s;            /* > 0: past the fixed rounds the line shows the budget left */
-	/* The cells round `round` runs, in want[], given each cell's last
-	 * seconds and the seconds elapsed; their count, 0 to stop (then it sets
+	/* Marks in want[] the cells round `round` runs; 0 to stop (with
 	 * stopped_because). NULL: every cell in the fixed rounds, then stop. */
-	size_t (*plan)(struct rounds_job *j, int round, int *want, const double *last,
-		       double elapsed);
+	size_t (*plan)(struct rounds_job *j, int round, int *want, const double *last_s,
+		       double elapsed_s);
 	void (*name)(struct rounds_job *j, size_t cell, char *buf, size_t len);
-	/* Runs cell, the position-th of round (from 0). */
 	void (*run)(struct rounds_job *j, size_t cell, int round, int position,
 		    struct rounds_result *out);
 	void *arg;                  /* the caller's */
@@ -41,9 +39,8 @@ struct rounds_job {
 	const char *stopped_because;
 };
 
-/* Runs job's rounds from t0_us on; stops early when *job->stop becomes
- * nonzero. Returns the whole rounds that ran (the round under way when
- * stopped is left out). */
+/* Runs job's rounds (elapsed from t0_us) until done or *job->stop; the
+ * whole rounds that ran (the one under way when stopped is left out). */
 int rounds_drive(struct rounds_job *job, uint64_t t0_us);
 
 /* cdpbench's matrix: r->cfg->warmup_rounds + r->cfg->rounds rounds of every
