@@ -15,7 +15,7 @@
 static void wall_chart(const struct audit *a, FILE *f)
 {
 	int w = a->cfg->warmup_rounds, rows = (int)a->narms;
-	double max = 0, step;
+	double max = 0;
 	char m[32], r[32];
 
 	for (int round = w; round < a->rounds_run; round++)
@@ -24,10 +24,8 @@ static void wall_chart(const struct audit *a, FILE *f)
 				max = fmax(max, audit_run_at(a, round, i)->seconds);
 	if (!(max > 0))
 		return;
-	step = report_tick_step(max * 1.05);
-	max = ceil(max * 1.05 / step) * step;
-	report_svg_open(f, rows);
-	report_svg_axis(f, max, step, rows, "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
+	max = report_svg_begin(f, max, rows,
+			       "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
 	for (size_t i = 0; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
 		double y = (double)i * CHART_ROW_H, mid = y + CHART_ROW_H / 2.0;
@@ -64,7 +62,7 @@ static void traffic_chart(const json_t *rig, FILE *f)
 {
 	const json_t *doms = json_object_get(rig, "domains"), *d;
 	size_t rows = json_array_size(doms) < DOMAINS_SHOWN ? json_array_size(doms) : DOMAINS_SHOWN, i;
-	double max = 0, step;
+	double max = 0;
 
 	for (i = 0; i < rows; i++) {
 		d = json_array_get(doms, i);
@@ -73,10 +71,7 @@ static void traffic_chart(const json_t *rig, FILE *f)
 	}
 	if (!(max > 0))
 		return;
-	step = report_tick_step(max * 1.05);
-	max = ceil(max * 1.05 / step) * step;
-	report_svg_open(f, (int)rows);
-	report_svg_axis(f, max, step, (int)rows, "KiB (dark: to Chrome; light: to the client)");
+	max = report_svg_begin(f, max, (int)rows, "KiB (dark: to Chrome; light: to the client)");
 	for (i = 0; i < rows; i++) {
 		double up, down, y = (double)i * CHART_ROW_H;
 		d = json_array_get(doms, i);

@@ -114,22 +114,22 @@ int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
 /* report_html.c's helpers, for every page cdpbench writes: s escaped for
- * HTML; a round step for about five axis ticks up to max. */
+ * HTML. */
 void report_html_esc(FILE *f, const char *s);
-double report_tick_step(double max);
 /* The page at path opened, with its head (title, the style) and h1 written;
  * NULL with a reason in err. Closed by report_html_close: 0, or -1 with err. */
 FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
 		       size_t errlen);
 int report_html_close(FILE *f, const char *path, char *err, size_t errlen);
 /* The charts: a column of labels, the plot, a column of values; rows of
- * CHART_ROW_H above an axis with ticks every step up to max and a label. */
+ * CHART_ROW_H above an axis. */
 #define CHART_LABEL_W 200
 #define CHART_PLOT_W 500
 #define CHART_VALUE_W 200
 #define CHART_ROW_H 26
 #define CHART_AXIS_H 30
-void report_svg_open(FILE *f, int rows);
-void report_svg_axis(FILE *f, double max, double step, int rows, const char *label);
+/* Opens a chart's <svg> of rows rows, with an axis up to a round number 5%
+ * past max (about five ticks) and its label; returns that number. */
+double report_svg_begin(FILE *f, double max, int rows, const char *label);
 
 #endif

@@ -19,7 +19,8 @@ void report_html_esc(FILE *f, const char *s)
 	}
 }
 
-double report_tick_step(double max)
+/* A round step for about five ticks up to max. */
+static double tick_step(double max)
 {
 	double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
 
@@ -57,15 +58,14 @@ int report_html_close(FILE *f, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-void report_svg_open(FILE *f, int rows)
+double report_svg_begin(FILE *f, double max, int rows, const char *label)
 {
+	double step = tick_step(max * 1.05);
+
+	max = ceil(max * 1.05 / step) * step;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n",
 		CHART_LABEL_W + CHART_PLOT_W + CHART_VALUE_W, rows * CHART_ROW_H + CHART_AXIS_H + 10);
-}
-
-void report_svg_axis(FILE *f, double max, double step, int rows, const char *label)
-{
 	for (double t = 0; t <= max + step / 2; t += step) {
 		double x = CHART_LABEL_W + CHART_PLOT_W * t / max;
 		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
@@ -76,6 +76,7 @@ void report_svg_axis(FILE *f, double max, double step, int rows, const char *lab
 		CHART_LABEL_W + CHART_PLOT_W / 2, rows * CHART_ROW_H + CHART_AXIS_H + 4);
 	report_html_esc(f, label);
 	fprintf(f, "</text>\n");
+	return max;
 }
 
 static const char *bar_color(const struct report_cell *c)
@@ -91,7 +92,7 @@ static const char *bar_color(const struct report_cell *c)
 
 static void chart(const struct report *r, const char *body, FILE *f)
 {
-	double max = 0, base = NAN, step;
+	double max = 0, base = NAN;
 	int rows = 0, row = 0;
 	char a[32], b[32];
 
@@ -114,10 +115,7 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		return;
 	if (!(max > 0))
 		max = 1;
-	step = report_tick_step(max * 1.05);
-	max = ceil(max * 1.05 / step) * step;
-	report_svg_open(f, rows);
-	report_svg_axis(f, max, step, rows, "Mbps (median, 95% CI)");
+	max = report_svg_begin(f, max, rows, "Mbps (median, 95% CI)");
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		double y = row * CHART_ROW_H, w, lo, hi, end;
