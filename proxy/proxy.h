@@ -38,6 +38,7 @@ struct proxy_config {
 
 struct conn;
 struct http_reply;
+struct ev_loop;
 
 #define BATCH_BYTES (256 * 1024)
 #define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
@@ -45,6 +46,7 @@ struct http_reply;
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
+	struct ev_loop *loop;         /* libev's (epoll): lws runs on it, a round at a time */
 	struct lws_vhost *vhost;
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */
