@@ -11,20 +11,18 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
 # Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
 # exist once `deps` has run, so targets build through a sub-make after it.
 # Each program links what it and the library modules it pulls in use;
-# http_parser and libev have no pkg-config file, so they are named as the
-# linker knows them.
-NOPC    := http_parser ev
-libs    = $(shell pkg-config --libs $(filter-out $(NOPC),$(1)) 2>/dev/null) \
-          $(patsubst %,-l%,$(filter $(NOPC),$(1))) -lm -pthread
-cflags  = $(shell pkg-config --cflags $(filter-out $(NOPC),$(1)) 2>/dev/null)
-LIBS_PROXY := libwebsockets ev jansson
+# http_parser has no pkg-config file, so it is named as the linker knows it.
+libs    = $(shell pkg-config --libs $(filter-out http_parser,$(1)) 2>/dev/null) \
+          $(if $(filter http_parser,$(1)),-lhttp_parser) -lm -pthread
+cflags  = $(shell pkg-config --cflags $(filter-out http_parser,$(1)) 2>/dev/null)
+LIBS_PROXY := libwebsockets jansson
 # libxml-2.0: cdpbench audit reads JUnit XML.
 LIBS_cdpbench := libwebsockets jansson http_parser libxml-2.0
 LIBS_cdp-echo := libevent libwebsockets jansson http_parser
 LIBS_cdp-load := libevent libwebsockets jansson
 LIBS_uploadsink := libevent jansson http_parser
 LIBS_bench-scan := jansson
-LIBS_UNIT := libwebsockets ev jansson libevent http_parser libxml-2.0
+LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
 

@@ -1,7 +1,6 @@
 /* proxy: the lws context, its listener, and what every connection shares. */
 #include "proxy.h"
 
-#include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,18 +149,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
 	info.protocols = protocols;
 	info.user = px;
-	/* lws on libev's loop, not its own poll(): epoll costs the kernel what
-	 * is ready, poll() every socket every time (the README's cost section
-	 * has the figures). The loop is the proxy's (foreign to lws), so that
-	 * it runs a round at a time (proxy_round): lws 4.1.6's own libev loop
-	 * returns only when it stops. */
-	if (!(px->loop = ev_loop_new(EVFLAG_AUTO))) {
-		snprintf(err, errlen, "cannot create the event loop");
-		return -1;
-	}
-	void *loops[1] = { px->loop };
-	info.foreign_loops = loops;
-	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_LIBEV;
+	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	info.pt_serv_buf_size = 256 * 1024;
 	info.max_http_header_data = 8192;
 	/* An upstream that accepts but never answers is timed by conn.c and
@@ -187,20 +175,14 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	return 0;
 }
 
-/* One round: waits for what is ready, serves it, then writes what it queued. */
-static void proxy_round(struct proxy *px)
-{
-	ev_run(px->loop, EVRUN_ONCE);
-	core_new_round(&px->core);   /* each round reads each socket once */
-	conn_flush(px);
-	if (px->on_round)
-		px->on_round(px);
-}
-
 void proxy_run(struct proxy *px, volatile int *stop)
 {
-	while (!*stop && !px->failed)
-		proxy_round(px);
+	while (!*stop && !px->failed && lws_service(px->ctx, 0) >= 0) {
+		core_new_round(&px->core);   /* each round reads each socket once */
+		conn_flush(px);
+		if (px->on_round)
+			px->on_round(px);
+	}
 }
 
 void proxy_stop(struct proxy *px)
@@ -208,10 +190,9 @@ void proxy_stop(struct proxy *px)
 	/* Give open connections their close frames, then let the loop send them. */
 	conn_close_all(px);
 	for (int i = 0; i < 20 && px->core.conns; i++)
-		ev_run(px->loop, EVRUN_ONCE);
+		lws_service(px->ctx, 0);
 	lws_sul_cancel(&px->tick);
 	lws_context_destroy(px->ctx);
-	ev_loop_destroy(px->loop);
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);
 	px->core.log = NULL;

@@ -38,7 +38,6 @@ struct proxy_config {
 
 struct conn;
 struct http_reply;
-struct ev_loop;
 
 #define BATCH_BYTES (256 * 1024)
 #define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
@@ -46,7 +45,6 @@ struct ev_loop;
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
-	struct ev_loop *loop;         /* libev's (epoll): lws runs on it, a round at a time */
 	struct lws_vhost *vhost;
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */
