@@ -53,7 +53,6 @@ struct proxy {
 	struct launch chrome;         /* with --launch */
 	uint64_t started_us;
 	uint64_t stats_since_us;      /* the start, or the last POST /proxy/stats/reset */
-	lws_sorted_usec_list_t tick;  /* log flush and browser watch */
 	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
 	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
 	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
