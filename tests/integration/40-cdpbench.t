@@ -59,7 +59,13 @@ function checkCell(rep, c) {
       assert.ok(measured >= rep.config.transfers && measured <= rep.config.max_transfers,
         `${what} round ${s.round}: ${measured} measured transfers, from ${rep.config.transfers} to ${rep.config.max_transfers}`);
     }
-    const perTrial = rep.config.bytes * (rep.config.warmup_transfers + measured);
+    // Warm-up: the fewest, then more until warmup_ms of them (none more without it).
+    const warm = s.detail.transfers.filter((x) => x.warmup).length;
+    if (c.scenario !== 'native') {
+      assert.ok(rep.config.warmup_ms > 0 ? warm >= rep.config.warmup_transfers : warm === rep.config.warmup_transfers,
+        `${what} round ${s.round}: ${warm} warm-up transfers (${rep.config.warmup_transfers}, ${rep.config.warmup_ms} ms)`);
+    }
+    const perTrial = rep.config.bytes * (warm + measured);
     assert.equal(s.page_bytes, perTrial, `${what} round ${s.round}: the page moved every byte`);
     assert.equal(s.sink_bytes, s.page_bytes, `${what} round ${s.round}: sink bytes == bytes sent`);
     assert.ok(s.page_mbps > 0, `${what} round ${s.round}: timed in the page`);
@@ -193,10 +199,16 @@ test('--budget stops when every ratio is within --target-ci, at 8 rounds', { tim
   const out = h.tmpdir('cdpbench-budget-');
   const r = await cdpbench(['--scenarios', 'none,attach,none', '--bodies', 'u8', '--mib', '1',
     '--rounds', '2', '--warmup-rounds', '0', '--budget', '2m', '--target-ci', '0.99',
-    '--measure-ms', '200', '--out', out.dir], 140000);
+    '--measure-ms', '200', '--order-seed', '12345', '--out', out.dir], 140000);
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
   assert.equal(rep.config.budget_seconds, 120, '2m is 120 s');
+  assert.equal(rep.config.order_seed, 12345, '--order-seed is recorded');
+  for (let k = 0; k < rep.config.rounds_run; k++) {
+    const pos = rep.cells.flatMap((c) => c.samples.filter((x) => x.round === k)).map((x) => x.position)
+      .sort((a, b) => a - b);
+    assert.deepEqual(pos, pos.map((_, i) => i), `round ${k}: each cell at its own position`);
+  }
   const pl = rep.environment.placement;
   if (rep.environment.cpus >= 2) {
     assert.equal(pl.placement, 'split', `the sink apart from the browsers by default: ${JSON.stringify(pl)}`);
@@ -217,6 +229,8 @@ test('--budget stops when every ratio is within --target-ci, at 8 rounds', { tim
     const v = c.precision.variance;
     assert.equal(v.trials, 8, `${c.scenario}: the split has every trial`);
     assert.ok(v.transfers > 2 * 8, `${c.scenario}: --measure-ms 200 added transfers (${v.transfers})`);
+    const warm = c.samples.map((x) => x.detail.transfers.filter((t) => t.warmup).length);
+    assert.ok(warm.some((n) => n > 1), `${c.scenario}: 150 ms of warm-up took more than one 1 MiB transfer (${warm})`);
     assert.ok(v.within_trial > 0 && v.between_trials >= 0, `${c.scenario}: a split (${JSON.stringify(v)})`);
   }
   const md = fs.readFileSync(path.join(out.dir, 'report.md'), 'utf8');

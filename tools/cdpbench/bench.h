@@ -27,7 +27,8 @@ struct bench_config {
 	double target_ci;                /* a ratio's CI within +-this of its point (0.1) */
 	int trial_timeout_s;             /* 0: from the size */
 	unsigned resamples;
-	uint64_t seed;
+	uint64_t seed;                   /* the bootstrap's */
+	uint64_t order_seed;             /* the rounds' order: each run its own, unless given */
 	int verbose;
 };
 

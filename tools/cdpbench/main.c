@@ -107,8 +107,8 @@ static void usage(FILE *out)
 	      "  --out DIR            where the report goes (default report)\n"
 	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
 	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
-	      "  --seed N             the bootstrap's seed and the rounds' order (default fixed:\n"
-	      "                       reports reproduce)\n"
+	      "  --seed N             the bootstrap's seed (default fixed: reports reproduce)\n"
+	      "  --order-seed N       the rounds' order (default: drawn for each run, and recorded)\n"
 	      "  --list               the scenarios and bodies, then exit\n"
 	      "  --print-replay FILE  print the replay FILE (or a cdpproxy log) would run, then exit\n"
 	      "  --verbose            libwebsockets notices on stderr\n"
@@ -236,7 +236,7 @@ static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -247,7 +247,8 @@ static int bench_main(int argc, char **argv)
 		{ "transfers", required_argument, NULL, O_XFER }, { "out", required_argument, NULL, O_OUT },
 		{ "chromium", required_argument, NULL, O_CHROMIUM },
 		{ "trial-timeout", required_argument, NULL, O_TIMEOUT },
-		{ "seed", required_argument, NULL, O_SEED }, { "list", no_argument, NULL, O_LIST },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "order-seed", required_argument, NULL, O_ORDER }, { "list", no_argument, NULL, O_LIST },
 		{ "print-replay", required_argument, NULL, O_PRINT },
 		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -283,6 +284,9 @@ static int bench_main(int argc, char **argv)
 	cfg.chromium = "/usr/bin/chromium";
 	cfg.resamples = ESTIMATE_RESAMPLES;
 	cfg.seed = ESTIMATE_SEED;
+	/* Runs are replications: with one order for all, whatever a cell's
+	 * neighbours do to it would repeat in every run (README). */
+	cfg.order_seed = util_mono_us() ^ ((uint64_t)getpid() << 32);
 	cfg.warmup_transfers = 1;
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
@@ -345,6 +349,7 @@ static int bench_main(int argc, char **argv)
 		case O_CHROMIUM: cfg.chromium = optarg; break;
 		case O_TIMEOUT: cfg.trial_timeout_s = (int)v; break;
 		case O_SEED: cfg.seed = strtoull(optarg, NULL, 0); break;
+		case O_ORDER: cfg.order_seed = strtoull(optarg, NULL, 0); break;
 		case O_LIST:
 			printf("scenarios:\n");
 			scenario_catalogue(list_one, stdout);

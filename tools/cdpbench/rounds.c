@@ -118,8 +118,8 @@ static double since_s(uint64_t t0_us)
 /* The wanted cells of a round in the order they run; their count. Shuffled
  * with the seed and the round's number (j->shuffle), so no cell always runs
  * next to the same neighbours or at the same point of a round (a fixed
- * order showed as an A/A pair's second half below its first in 7 of 9 runs)
- * and a report still reproduces; else every other round backwards. */
+ * order showed as an A/A pair's second half below its first in 7 of 9 runs);
+ * the same seed gives the same orders. Else every other round backwards. */
 static size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order)
 {
 	struct estimate_rng rng;
@@ -306,7 +306,7 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 			    cfg->warmup_rounds + cfg->rounds };
 	struct rounds_job j = {
 		.who = "cdpbench", .ncells = r->ncells, .warmup = cfg->warmup_rounds,
-		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->seed,
+		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->order_seed,
 		.budget_s = cfg->budget_s,
 		.plan = matrix_plan, .name = matrix_name, .run = matrix_run, .arg = &m, .stop = stop,
 	};
