@@ -271,4 +271,10 @@ test('--version, and a bad flag is one line', async () => {
   const t = await cdpbench(['--target-ci', '1.5'], 10000);
   assert.equal(t.code, 2);
   assert.match(t.stderr, /^cdpbench: --target-ci wants a fraction/);
+  const o = await cdpbench(['--order-seed', 'abc'], 10000);
+  assert.equal(o.code, 2);
+  assert.equal(o.stderr.trim(), "cdpbench: --order-seed wants a number of at least 0, not 'abc'");
+  const w = await cdpbench(['--warmup-ms', '-5'], 10000);
+  assert.equal(w.code, 2);
+  assert.equal(w.stderr.trim(), "cdpbench: --warmup-ms wants a number from 0 to 60000, not '-5'");
 });

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,7 +97,7 @@ static void usage(FILE *out)
 	      "                       rounds first)\n"
 	      "  --target-ci F        the CI half-width a ratio should reach (default 0.1: +-10%)\n"
 	      "  --warmup-rounds N    rounds run first and discarded (default 0; --full 1)\n"
-	      "  --transfers N        measured transfers per trial, after one warm-up (default 2)\n"
+	      "  --transfers N        measured transfers per trial, after the warm-up (default 2)\n"
 	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
 	      "                       measured time (default 300; --quick and --full 0: N exactly)\n"
 	      "  --warmup-ms MS       warm-up transfers before the measured ones: one, then more\n"
@@ -285,8 +286,9 @@ static int bench_main(int argc, char **argv)
 	cfg.resamples = ESTIMATE_RESAMPLES;
 	cfg.seed = ESTIMATE_SEED;
 	/* Runs are replications: with one order for all, whatever a cell's
-	 * neighbours do to it would repeat in every run (README). */
-	cfg.order_seed = util_mono_us() ^ ((uint64_t)getpid() << 32);
+	 * neighbours do to it would repeat in every run (README). 53 bits: a
+	 * number JSON readers keep exactly. */
+	cfg.order_seed = (util_mono_us() ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
 	cfg.warmup_transfers = 1;
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
@@ -348,8 +350,15 @@ static int bench_main(int argc, char **argv)
 		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
 		case O_CHROMIUM: cfg.chromium = optarg; break;
 		case O_TIMEOUT: cfg.trial_timeout_s = (int)v; break;
-		case O_SEED: cfg.seed = strtoull(optarg, NULL, 0); break;
-		case O_ORDER: cfg.order_seed = strtoull(optarg, NULL, 0); break;
+		case O_SEED:
+		case O_ORDER:
+			if (util_parse_long(c == O_SEED ? "--seed" : "--order-seed", optarg, 0, LONG_MAX,
+					    &v, err, sizeof err) < 0) {
+				fprintf(stderr, "cdpbench: %s\n", err);
+				return 2;
+			}
+			*(c == O_SEED ? &cfg.seed : &cfg.order_seed) = (uint64_t)v;
+			break;
 		case O_LIST:
 			printf("scenarios:\n");
 			scenario_catalogue(list_one, stdout);
