@@ -226,12 +226,19 @@ void proxy_run(struct proxy *px, volatile int *stop)
 	}
 }
 
+#define STOP_GRACE_US 1000000
+
 void proxy_stop(struct proxy *px)
 {
-	/* Give open connections their close frames, then let the loop send them. */
+	/* Give open connections their close frames, then let the loop send
+	 * them: for up to a second, as a client still sending may not read its
+	 * socket at once (twenty turns of the loop without waiting were gone
+	 * before it did, and the client saw no close frame: 1006). */
+	uint64_t until = util_mono_us() + STOP_GRACE_US;
+
 	conn_close_all(px);
-	for (int i = 0; i < 20 && px->core.conns; i++)
-		lws_service(px->ctx, 0);
+	while (px->core.conns && util_mono_us() < until)
+		lws_service(px->ctx, 10);
 	lws_context_destroy(px->ctx);
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);
