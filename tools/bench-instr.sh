@@ -35,41 +35,11 @@ JSON=${JSON:-$B/bench-instr.json}
 bench_check bench-instr valgrind callgrind_annotate jq
 
 TMP=$(mktemp -d /tmp/bench-instr.XXXXXX)
-declare -A PID
-cleanup() {
-	local name
-	for name in "${!PID[@]}"; do
-		kill -KILL "${PID[$name]}" 2>/dev/null || true
-		wait "${PID[$name]}" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
+BENCH_WHO=bench-instr
+STOP_GRACE_TENTHS=600   # callgrind writes its file at exit: let it
 trap cleanup EXIT
 [ -n "${BENCH_INSTR_KEEP:-}" ] && trap "echo kept $TMP" EXIT
 trap 'exit 130' INT TERM
-
-# start NAME CMD...: waits for "listening on http://127.0.0.1:PORT", sets PORT.
-start() {
-	local name=$1 i; shift
-	: >"$TMP/$name.err"
-	"$@" 2>>"$TMP/$name.err" &
-	PID[$name]=$!
-	for i in $(seq 600); do
-		PORT=$(listening_port "$TMP/$name.err")
-		[ -n "$PORT" ] && return 0
-		kill -0 "${PID[$name]}" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "bench-instr: $name did not start:" >&2
-	cat "$TMP/$name.err" >&2
-	exit 1
-}
-
-stop() {  # NAME: SIGTERM and wait (callgrind writes its file at exit)
-	kill -TERM "${PID[$1]}" 2>/dev/null || true
-	wait "${PID[$1]}" 2>/dev/null || true
-	unset "PID[$1]"
-}
 
 # Which module a function's file (or its object) is counted under.
 MODULES='
@@ -106,8 +76,9 @@ measure() {
 		n=$((COUNT * k))
 		start proxy valgrind --tool=callgrind --callgrind-out-file="$TMP/$name.$k.out" \
 			"$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:$ECHO_PORT" "${proxy_args[@]}"
+		wait_listening proxy
 		"$B/cdp-load" --quiet --timeout 120 --count "$n" --json "$TMP/$name.$k.json" "${load_args[@]}" \
-			"ws://127.0.0.1:$PORT/devtools/page/instr" 2>"$TMP/load.err" ||
+			"ws://127.0.0.1:${PORT[proxy]}/devtools/page/instr" 2>"$TMP/load.err" ||
 			{ echo "bench-instr: $name: the load run failed:" >&2; cat "$TMP/load.err" >&2; exit 1; }
 		stop proxy
 		callgrind_annotate --auto=no --inclusive=no --threshold=100 "$TMP/$name.$k.out" 2>/dev/null |
@@ -132,7 +103,8 @@ measure() {
 : >"$TMP/ir.jsonl"
 : >"$TMP/msgs.jsonl"
 start echo "$B/cdp-echo" --listen 127.0.0.1:0
-ECHO_PORT=$PORT
+wait_listening echo
+ECHO_PORT=${PORT[echo]}
 printf 'bench-instr: callgrind, %d and %d commands a connection ' "$COUNT" "$((3 * COUNT))" >&2
 SMALL=(--connections 8 --in-flight 64 --cmd-size 150 --result-size 150)
 measure small -- "${SMALL[@]}"

@@ -51,60 +51,13 @@ while [ $# -gt 0 ]; do
 done
 JSON=${JSON:-$B/bench-proxy.json}
 bench_check bench-proxy jq
+BENCH_WHO=bench-proxy
 
 TMP=$(mktemp -d /tmp/bench-proxy.XXXXXX)
-declare -A PID PORT
-STARTED=()      # names, in the order started
-FAILED=0
-CLK_TCK=$(getconf CLK_TCK)
-
-# --- processes: every one started here is stopped by its PID ----------------
-
-stop() {  # NAME: SIGTERM, then SIGKILL after 5 s; a process group is emptied too
-	local name=$1 pid=${PID[$1]:-} i
-	[ -n "$pid" ] || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	if [ "$name" = chromium ]; then  # its helpers are in the group it leads
-		kill -KILL -- "-$pid" 2>/dev/null || true
-	fi
-	unset "PID[$name]"
-}
-
-cleanup() {
-	local i
-	for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do stop "${STARTED[i]}"; done
-	rm -rf "$TMP"
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-alive() { [ -n "${PID[$1]:-}" ] && kill -0 "${PID[$1]}" 2>/dev/null; }
-
-# start NAME CMD...: runs CMD in the background, stderr in $TMP/NAME.err.
-start() {
-	local name=$1; shift
-	: >"$TMP/$name.err"  # before the job starts: wait_listening reads it at once
-	"$@" 2>>"$TMP/$name.err" &
-	PID[$name]=$!
-	STARTED+=("$name")
-}
-
-# Waits for "listening on http://127.0.0.1:PORT" in NAME's stderr.
-wait_listening() {
-	local name=$1 i port
-	for i in $(seq 200); do
-		port=$(listening_port "$TMP/$name.err" || true)
-		if [ -n "$port" ]; then PORT[$name]=$port; return 0; fi
-		alive "$name" || break
-		sleep 0.05
-	done
-	echo "bench-proxy: $name did not start:" >&2
-	cat "$TMP/$name.err" >&2
-	exit 1
-}
+FAILED=0
+CLK_TCK=$(getconf CLK_TCK)
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
