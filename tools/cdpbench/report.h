@@ -22,9 +22,10 @@ struct report_cell {
 	struct bench_sample *samples;    /* one per round, warm-up rounds first */
 	/* report_compute fills the rest, from the measured rounds only */
 	struct estimate_ci mbps, sink_mbps;
-	struct estimate_ci ratio;        /* paired, to "none" with the same body */
+	struct estimate_ci ratio;        /* paired, to "none" with the same body (and its
+					    A/A repeat: the round's geometric mean of both) */
 	struct estimate_ci aa;           /* paired, to sc->aa_with with the same body */
-	int baseline, aa_cell;           /* those cells' indexes, or -1 */
+	int baseline, baseline2, aa_cell; /* those cells' indexes (none, none#2), or -1 */
 	int nok, nfail;
 	const char *error;               /* the first failure's reason */
 	/* The scenario's commands Chrome answered with an error, per trial (fewest

@@ -30,6 +30,8 @@ static size_t with_partners(const struct report *r, const int *keep, int *want)
 		want[i] = 1;
 		if (c->baseline >= 0)
 			want[c->baseline] = 1;
+		if (c->baseline2 >= 0)
+			want[c->baseline2] = 1;
 		if (c->aa_cell >= 0)
 			want[c->aa_cell] = 1;
 	}
