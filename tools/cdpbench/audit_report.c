@@ -69,7 +69,7 @@ static size_t *tests_by_change(const struct audit *a, size_t arm)
 void audit_print_summary(const struct audit *a, FILE *out)
 {
 	const struct bench_config *cfg = a->cfg;
-	int measured = a->rounds_run > cfg->warmup_rounds ? a->rounds_run - cfg->warmup_rounds : 0;
+	int measured = bench_measured_rounds(cfg, a->rounds_run);
 	size_t width = 8;
 	char m[32], c1[80], r[32], c2[80];
 

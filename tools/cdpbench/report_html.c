@@ -200,7 +200,8 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
 		"the ratio's CI is below 1.0.</p>\n",
 		(long long)json_integer_value(json_object_get(r->env, "cpus")),
-		(double)r->cfg->bytes / (1 << 20), report_measured_rounds(r), r->cfg->warmup_rounds);
+		(double)r->cfg->bytes / (1 << 20), bench_measured_rounds(r->cfg, r->rounds_run),
+		r->cfg->warmup_rounds);
 	fprintf(f, "<h2>Findings</h2><ul>\n");
 	json_array_foreach(r->findings, k, s) {
 		fprintf(f, "<li>");

@@ -36,7 +36,7 @@ static void md_header(const struct report *r, FILE *f)
 		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
 		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round, to the "
 		"geometric mean of the round's none and none#2 (none#2 itself to none).\n\n",
-		(double)cfg->bytes / (1 << 20), report_measured_rounds(r), cfg->warmup_rounds,
+		(double)cfg->bytes / (1 << 20), bench_measured_rounds(cfg, r->rounds_run), cfg->warmup_rounds,
 		cfg->warmup_rounds == 1 ? "" : "s", report_transfers_text(cfg, x, sizeof x),
 		cfg->resamples,
 		(unsigned long long)cfg->seed);
