@@ -206,5 +206,5 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 		rig_html(a->rig, f);
 	fprintf(f, "<p class=small>Every run, figure and the environment are in audit.json; each "
 		"run's output in runs/.</p>\n");
-	return report_html_close(f, path, err, errlen);
+	return report_close(f, REPORT_HTML_END, path, err, errlen);
 }

@@ -531,6 +531,24 @@ int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
 	return rc < 0 ? -1 : 0;
 }
 
+FILE *report_open(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+int report_close(FILE *f, const char *tail, const char *path, char *err, size_t errlen)
+{
+	fputs(tail, f);
+	if (fclose(f) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot write %s", path);
+	return -1;
+}
+
 int report_write_files(const struct report *r, char *err, size_t errlen)
 {
 	char path[BENCH_PATH_MAX + 32];

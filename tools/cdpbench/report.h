@@ -106,6 +106,10 @@ double report_rounds_for_target(const struct report *r, const struct report_cell
 json_t *report_findings(const struct report *r);
 /* j (taken) into path, indented, keys in order. 0, or -1 with err. */
 int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
+/* path opened for writing; NULL with a reason in err. */
+FILE *report_open(const char *path, char *err, size_t errlen);
+/* tail written and f closed: 0, or -1 with a reason in err. */
+int report_close(FILE *f, const char *tail, const char *path, char *err, size_t errlen);
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
@@ -113,10 +117,10 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
  * for HTML, post. */
 void report_html_esc(FILE *f, const char *pre, const char *s, const char *post);
 /* The page at path opened, with its head (title, the style) and h1 written;
- * NULL with a reason in err. Closed by report_html_close: 0, or -1 with err. */
+ * NULL with a reason in err. Closed by report_close(f, REPORT_HTML_END, ...). */
 FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
 		       size_t errlen);
-int report_html_close(FILE *f, const char *path, char *err, size_t errlen);
+#define REPORT_HTML_END "</body></html>\n"
 /* The charts: a column of labels, the plot, a column of values; rows of
  * CHART_ROW_H above an axis. */
 #define CHART_LABEL_W 200

@@ -32,12 +32,10 @@ static double tick_step(double max)
 FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
 		       size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_open(path, err, errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return NULL;
-	}
 	report_html_esc(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
 			title, "</title>");
 	fprintf(f, "<style>body{font-family:sans-serif;max-width:900px;margin:2em auto;"
@@ -49,15 +47,6 @@ FILE *report_html_open(const char *path, const char *title, const char *h1, char
 	return f;
 }
 
-int report_html_close(FILE *f, const char *path, char *err, size_t errlen)
-{
-	fprintf(f, "</body></html>\n");
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
-}
 
 double report_svg_begin(FILE *f, double max, int rows, const char *label)
 {
@@ -226,5 +215,5 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 	}
 	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "
 		"report.json.</p>\n");
-	return report_html_close(f, path, err, errlen);
+	return report_close(f, REPORT_HTML_END, path, err, errlen);
 }

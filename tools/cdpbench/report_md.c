@@ -171,14 +171,12 @@ static void md_failures(const struct report *r, FILE *f)
 
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_open(path, err, errlen);
 	size_t k;
 	json_t *s;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return -1;
-	}
 	md_header(r, f);
 	fprintf(f, "## Findings\n\n");
 	json_array_foreach(r->findings, k, s)
@@ -188,9 +186,5 @@ int report_write_md(const struct report *r, const char *path, char *err, size_t 
 	md_aa(r, f);
 	md_scenarios(r, f);
 	md_failures(r, f);
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
+	return report_close(f, "", path, err, errlen);
 }
