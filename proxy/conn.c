@@ -192,7 +192,8 @@ static long sock_send(struct conn *c, enum side s, const void *p, size_t len)
 	return n;
 }
 
-int conn_write_pending(const struct conn *c, enum side s)
+/* Has side s bytes the socket has not taken yet? */
+static int write_pending(const struct conn *c, enum side s)
 {
 	return c->tail[s].off < c->tail[s].len;
 }
@@ -200,7 +201,7 @@ int conn_write_pending(const struct conn *c, enum side s)
 int conn_write(struct conn *c, enum side s, const void *p, size_t len)
 {
 	struct conn_tail *t = &c->tail[s];
-	long n = conn_write_pending(c, s) ? 0 : sock_send(c, s, p, len);
+	long n = write_pending(c, s) ? 0 : sock_send(c, s, p, len);
 
 	if (n < 0)
 		return -1;
@@ -223,7 +224,7 @@ int conn_write(struct conn *c, enum side s, const void *p, size_t len)
 
 int conn_close_when_written(struct conn *c, enum side s)
 {
-	if (!conn_write_pending(c, s))
+	if (!write_pending(c, s))
 		return -1;
 	c->last_write[s] = 1;
 	lws_set_timeout(c->wsi[s], PENDING_TIMEOUT_CLOSE_ACK, LAST_WRITE_SECS);
@@ -322,7 +323,7 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	}
 	if (used && conn_write(c, s, batch, used) < 0)
 		return -1;
-	if (q->head || conn_write_pending(c, s)) {
+	if (q->head || write_pending(c, s)) {
 		if (!held || c->full[s])   /* else the hold's timer asks */
 			lws_callback_on_writable(wsi);
 		return 0;

@@ -83,8 +83,6 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 /* Writes len bytes to side s after what is still waiting there, keeping
  * what the socket does not take now. Returns -1 if the socket failed. */
 int conn_write(struct conn *c, enum side s, const void *p, size_t len);
-/* Has side s bytes the socket has not taken yet? */
-int conn_write_pending(const struct conn *c, enum side s);
 /* Side s is to be closed once what it has not taken yet is written (a
  * close frame's rest): -1 to close it now, or 0 when that waits. */
 int conn_close_when_written(struct conn *c, enum side s);

@@ -9,33 +9,16 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
-const path = require('node:path');
 const h = require('./lib/harness');
 
 const ALL = { timeout: 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
-const ECHO = path.join(path.dirname(h.PROXY_BIN), 'cdp-echo');
-
-function rssKiB(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-}
-
-async function startEcho() {
-  const echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  echo.stdout.on('data', (d) => { out += d; });
-  echo.stderr.on('data', (d) => { out += d; });
-  const port = await h.waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
-    { what: 'cdp-echo to listen' });
-  return { echo, port };
-}
 
 // Runs fn(proxy) with a proxy (args) in front of a fresh cdp-echo; the proxy
 // must then exit 0.
 async function withProxy(args, fn) {
-  const { echo, port } = await startEcho();
+  const { echo, port } = await h.startEcho();
   const proxy = await h.startProxy({ upstreamPort: port, args });
   try {
     await fn(proxy);
@@ -155,8 +138,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 // 100k events of 1 KiB through the proxy; {secs, peakKiB}.
 async function flood100k(proxy, cdp) {
-  let peak = rssKiB(proxy.pid);
-  const ticker = setInterval(() => { peak = Math.max(peak, rssKiB(proxy.pid)); }, 20);
+  let peak = h.rssKiB(proxy.pid);
+  const ticker = setInterval(() => { peak = Math.max(peak, h.rssKiB(proxy.pid)); }, 20);
   const before = cdp.events.length;
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < 4; i++) await cdp.call('Echo.flood', { count: 25000, size: 1024 });
@@ -164,14 +147,14 @@ async function flood100k(proxy, cdp) {
   clearInterval(ticker);
   assert.equal(cdp.events.length - before, 100000, 'every event reached the client');
   cdp.events.length = 0;
-  return { secs, peak: Math.max(peak, rssKiB(proxy.pid)) };
+  return { secs, peak: Math.max(peak, h.rssKiB(proxy.pid)) };
 }
 
 // Interleaved rounds with and without a stalled reader: memory is asserted
 // (bounded), throughput only printed (this machine is too noisy to assert it).
 test('a stalled reader while 100k events pass: bounded memory, then told what it lost', ALL, (t) => withProxy(['--queue-bytes', '1MiB'], async (proxy) => {
   const cdp = await h.RawCDP.connect(`ws://127.0.0.1:${proxy.port}/devtools/page/flood`);
-  const base = rssKiB(proxy.pid);
+  const base = h.rssKiB(proxy.pid);
   const none = [];
   const stalled = [];
   let reader;

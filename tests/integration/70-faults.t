@@ -11,17 +11,11 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const fs = require('node:fs');
 const h = require('./lib/harness');
 
 const ALL = { timeout: 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
 const CYCLES = process.env.SOAK ? 20000 : 1000;
 let env;
-
-function rssKiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m[1]);
-}
 
 test('start chromium and cdpproxy', ALL, async () => {
   env = await h.setup({ server: false });
@@ -219,10 +213,10 @@ test(`${CYCLES} connect/disconnect cycles: RSS back to its start`, ALL, async (t
   };
   for (let i = 0; i < 50; i++) await cycle();   // warm-up: lws and malloc settle
   await h.sleep(200);
-  const before = rssKiB(env.proxy.pid);
+  const before = h.rssKiB(env.proxy.pid);
   for (let i = 0; i < CYCLES; i++) await cycle();
   await h.sleep(500);
-  const after = rssKiB(env.proxy.pid);
+  const after = h.rssKiB(env.proxy.pid);
   const stats = await h.getJSON(`${env.endpoint}/proxy/stats`);
   t.diagnostic(`RSS before ${before} KiB, after ${CYCLES} cycles ${after} KiB`);
   assert.equal(stats.connections.open, 0, 'no connection left open');

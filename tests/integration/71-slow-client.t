@@ -11,9 +11,7 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const net = require('node:net');
-const path = require('node:path');
 const h = require('./lib/harness');
 
 const ALL = { timeout: process.env.SOAK ? 900000 : 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
@@ -21,24 +19,14 @@ const EVENT = 64 * 1024;
 const COUNT = process.env.SOAK ? 8000 : 768;            // 500 MiB or 48 MiB of events
 const RATE = process.env.SOAK ? 1 << 20 : 8 << 20;       // bytes per second the client reads
 const QUEUE = 4 << 20;                                   // --queue-bytes
-const ECHO = path.join(path.dirname(h.PROXY_BIN), 'cdp-echo');
-
-function rssKiB(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-}
 
 test('a client reading slowly: bounded memory, every event delivered in order', ALL, async (t) => {
-  const echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  echo.stdout.on('data', (d) => { out += d; });
-  echo.stderr.on('data', (d) => { out += d; });
+  const { echo, port } = await h.startEcho();
   let proxy;
   try {
-    const port = await h.waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
-      { what: 'cdp-echo to listen' });
     proxy = await h.startProxy({ upstreamPort: port, args: ['--queue-bytes', String(QUEUE)] });
     const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/slow`);
-    const idle = rssKiB(proxy.pid);
+    const idle = h.rssKiB(proxy.pid);
     // Read at RATE: pause the socket whenever we are ahead of the clock.
     const sock = ws._socket;
     const t0 = Date.now();
@@ -47,7 +35,7 @@ test('a client reading slowly: bounded memory, every event delivered in order', 
     let seq = 0;
     let bad = null;
     const ticker = setInterval(() => {
-      peak = Math.max(peak, rssKiB(proxy.pid));
+      peak = Math.max(peak, h.rssKiB(proxy.pid));
       if (bytes > (Date.now() - t0) / 1000 * RATE) sock.pause();
       else sock.resume();
     }, 20);
@@ -66,7 +54,7 @@ test('a client reading slowly: bounded memory, every event delivered in order', 
     ws.send(JSON.stringify({ id: 1, method: 'Echo.flood', params: { count: COUNT, size: EVENT } }));
     await done;
     clearInterval(ticker);
-    peak = Math.max(peak, rssKiB(proxy.pid));
+    peak = Math.max(peak, h.rssKiB(proxy.pid));
     const secs = (Date.now() - t0) / 1000;
     t.diagnostic(`${COUNT} events of ${EVENT} B in ${secs.toFixed(1)} s (${(bytes / secs / 1e6).toFixed(1)} MB/s); ` +
       `proxy RSS idle ${idle} KiB, peak ${peak} KiB (queue bound ${QUEUE >> 10} KiB)`);
@@ -87,11 +75,6 @@ test('a client reading slowly: bounded memory, every event delivered in order', 
   }
 });
 
-function cpuTicks(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);   // utime + stime, in 1/100 s
-}
-
 // A masked frame (mask 0: the payload goes as it is): text by default.
 function frame(text, opcode = 1) {
   const payload = Buffer.from(text);
@@ -100,16 +83,6 @@ function frame(text, opcode = 1) {
   head[1] = 0x80 | 127;
   head.writeBigUInt64BE(BigInt(payload.length), 2);
   return Buffer.concat([head, payload]);   // bytes 10..13: the zero mask
-}
-
-// A fresh cdp-echo, env.echo; returns its port.
-async function startEcho(env) {
-  env.echo = h.spawnTracked(ECHO, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  env.echo.stdout.on('data', (d) => { out += d; });
-  env.echo.stderr.on('data', (d) => { out += d; });
-  return h.waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
-    { what: 'cdp-echo to listen' });
 }
 
 // A raw socket upgraded to a WebSocket on path; read.got is what it has
@@ -130,9 +103,7 @@ async function rawClient(port, urlPath) {
 // it reads behind the test's back), through a proxy in front of a fresh
 // cdp-echo: returns them once every queue and socket buffer is full.
 async function stuckClient(proxyArgs) {
-  const env = {};
-  const port = await startEcho(env);
-  const echo = env.echo;
+  const { echo, port } = await h.startEcho();
   const proxy = await h.startProxy({ upstreamPort: port, args: proxyArgs });
   const { sock } = await rawClient(proxy.port, '/devtools/browser/stuck');
   sock.pause();   // reads nothing from here on
@@ -158,9 +129,9 @@ test('a client that stops reading and goes on sending: the proxy waits without s
   let env = {};
   try {
     env = await stuckClient([]);
-    const before = cpuTicks(env.proxy.pid);
+    const before = h.procStat(env.proxy.pid).ticks;
     await h.sleep(2000);
-    const used = cpuTicks(env.proxy.pid) - before;
+    const used = h.procStat(env.proxy.pid).ticks - before;
     t.diagnostic(`proxy CPU while both sides are stuck: ${used} of 200 ticks in 2 s`);
     // The proxy writes to its sockets itself: a socket that takes nothing
     // waits for POLLOUT, and the client's input is read until --queue-bytes
@@ -175,7 +146,8 @@ test('a client that stops reading and goes on sending: the proxy waits without s
 test('a close the proxy starts while reading the client is paused is answered at once', ALL, async (t) => {
   const env = {};
   try {
-    const port = await startEcho(env);
+    Object.assign(env, await h.startEcho());
+    const port = env.port;
     env.proxy = await h.startProxy({ upstreamPort: port, args: ['--queue-bytes', String(QUEUE)] });
     const ws = await h.wsConnect(`ws://127.0.0.1:${env.proxy.port}/devtools/page/stuck`);
     // The client reads nothing and sends more than the queue bound, so the
@@ -222,7 +194,8 @@ function parseFrames(buf) {
 test('a client that closes while its socket is full gets the whole close answer, after whole frames', ALL, async (t) => {
   const env = {};
   try {
-    const port = await startEcho(env);
+    Object.assign(env, await h.startEcho());
+    const port = env.port;
     env.proxy = await h.startProxy({ upstreamPort: port });
     const { sock, read } = await rawClient(env.proxy.port, '/devtools/page/full');
     env.sock = sock;

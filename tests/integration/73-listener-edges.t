@@ -111,13 +111,6 @@ function untilClosed(s, ms) {
   });
 }
 
-// CPU ticks (user + system) of pid so far.
-function cpuTicks(pid) {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
-
 test('start chromium', ALL, async () => {
   chrome = await h.startChrome();
 });
@@ -325,9 +318,9 @@ async function idleConnections(p, n, socks, what) {
     socks.push(s);
   }
   await h.sleep(1000);
-  const t0 = cpuTicks(p.pid);
+  const t0 = h.procStat(p.pid).ticks;
   await h.sleep(3000);
-  const ticks = cpuTicks(p.pid) - t0;
+  const ticks = h.procStat(p.pid).ticks - t0;
   const lines = p.stderr().split('\n').length;
   process.stderr.write(`# ${what}: ${ticks} CPU ticks in 3 s, ${lines} stderr lines\n`);
   if (CPU_CHECKED) assert.ok(ticks < 60, `CPU over 3 s: ${ticks} ticks (< 60 of 300: not spinning)`);

@@ -30,8 +30,7 @@ static void wall_chart(const struct audit *a, FILE *f)
 		const struct audit_arm *arm = &a->arms[i];
 		double y = (double)i * CHART_ROW_H, mid = y + CHART_ROW_H / 2.0;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, mid + 4);
-		report_html_esc(f, arm->name);
-		fprintf(f, "</text>\n");
+		report_html_esc(f, "", arm->name, "</text>\n");
 		if (!isnan(arm->wall.lo))
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#4a78c2\" "
 				"fill-opacity=\"0.25\"/>\n", CHART_LABEL_W + CHART_PLOT_W * arm->wall.lo / max, y + 5,
@@ -78,7 +77,7 @@ static void traffic_chart(const json_t *rig, FILE *f)
 		up = (double)json_integer_value(json_object_get(d, "bytes_up")) / 1024;
 		down = (double)json_integer_value(json_object_get(d, "bytes_down")) / 1024;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, y + 17);
-		report_html_esc(f, json_string_value(json_object_get(d, "name")));
+		report_html_esc(f, "", json_string_value(json_object_get(d, "name")), "");
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#2f5597\"/>"
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#9db7e0\"/>\n",
 			CHART_LABEL_W, y + 5, CHART_PLOT_W * up / max, CHART_ROW_H - 10, CHART_LABEL_W + CHART_PLOT_W * up / max, y + 5,
@@ -101,14 +100,12 @@ static void rig_html(const json_t *rig, FILE *f)
 		fprintf(f, "<li>None of the known-costly patterns.</li>\n");
 	json_array_foreach(json_object_get(rig, "findings"), i, v) {
 		static const char *const keys[] = { "evidence", "cost", "measured", "remedy" };
-		fprintf(f, "<li><b>");
-		report_html_esc(f, json_string_value(json_object_get(v, "title")));
-		fprintf(f, "</b>");
+		report_html_esc(f, "<li><b>", json_string_value(json_object_get(v, "title")), "</b>");
 		for (size_t n = 0; n < sizeof keys / sizeof keys[0]; n++) {
 			if (!json_object_get(v, keys[n]))
 				continue;
 			fprintf(f, "<br><span class=small>%s:</span> ", keys[n]);
-			report_html_esc(f, json_string_value(json_object_get(v, keys[n])));
+			report_html_esc(f, "", json_string_value(json_object_get(v, keys[n])), "");
 		}
 		fprintf(f, "</li>\n");
 	}
@@ -120,8 +117,7 @@ static void rig_html(const json_t *rig, FILE *f)
 		fprintf(f, "%s%lld %s", i++ ? ", " : "", (long long)json_integer_value(v), k);
 	fprintf(f, ")</p><table><tr><th>command</th><th>sessions</th></tr>\n");
 	json_object_foreach(json_object_get(rig, "enables"), k, v) {
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, k);
+		report_html_esc(f, "<tr><td>", k, "");
 		fprintf(f, "</td><td class=n>%lld</td></tr>\n",
 			(long long)json_integer_value(json_object_get(v, "sessions")));
 	}
@@ -130,8 +126,7 @@ static void rig_html(const json_t *rig, FILE *f)
 	fprintf(f, "<h2>Methods by total round-trip time</h2><table><tr><th>method</th><th>answers"
 		"</th><th>total ms</th><th>max ms</th></tr>\n");
 	json_array_foreach(json_object_get(rig, "top_rtt"), i, v) {
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, json_string_value(json_object_get(v, "name")));
+		report_html_esc(f, "<tr><td>", json_string_value(json_object_get(v, "name")), "");
 		fprintf(f, "</td><td class=n>%lld</td><td class=n>%.1f</td><td class=n>%.1f</td></tr>\n",
 			(long long)json_integer_value(json_object_get(v, "rtt_n")),
 			(double)json_integer_value(json_object_get(v, "rtt_total_us")) / 1000,
@@ -140,10 +135,9 @@ static void rig_html(const json_t *rig, FILE *f)
 	fprintf(f, "</table>\n<h2>Largest messages</h2><table><tr><th>method</th><th>direction</th>"
 		"<th>session</th><th>bytes</th></tr>\n");
 	json_array_foreach(json_object_get(rig, "largest"), i, v) {
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, json_string_value(json_object_get(v, "method")));
+		report_html_esc(f, "<tr><td>", json_string_value(json_object_get(v, "method")), "");
 		fprintf(f, "</td><td>%s</td><td>", json_string_value(json_object_get(v, "dir")));
-		report_html_esc(f, json_string_value(json_object_get(v, "session")));
+		report_html_esc(f, "", json_string_value(json_object_get(v, "session")), "");
 		fprintf(f, "</td><td class=n>%lld</td></tr>\n",
 			(long long)json_integer_value(json_object_get(v, "bytes")));
 	}
@@ -158,16 +152,11 @@ static void tests_html(const struct audit *a, FILE *f)
 		return;
 	fprintf(f, "<h2>Tests (median seconds; ratio to %s)</h2><table><tr><th>test</th>",
 		a->arms[0].name);
-	for (size_t i = 0; i < a->narms; i++) {
-		fprintf(f, "<th>");
-		report_html_esc(f, a->arms[i].name);
-		fprintf(f, "</th>");
-	}
+	for (size_t i = 0; i < a->narms; i++)
+		report_html_esc(f, "<th>", a->arms[i].name, "</th>");
 	fprintf(f, "</tr>\n");
 	for (size_t t = 0; t < a->ntests; t++) {
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, a->tests[t].name);
-		fprintf(f, "</td>");
+		report_html_esc(f, "<tr><td>", a->tests[t].name, "</td>");
 		for (size_t i = 0; i < a->narms; i++) {
 			const struct estimate_ci *rt = &a->tests[t].ratio[i];
 			fprintf(f, "<td class=n>%s", audit_secs(a->tests[t].median[i].point, m, sizeof m));
@@ -190,21 +179,18 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 		return -1;
 	fprintf(f, "<p class=small>Started %s, %.0f s wall time. Command: <code>", a->started,
 		a->wall_s);
-	for (int i = 0; i < a->argc; i++) {
-		fprintf(f, "%s", i ? " " : "");
-		report_html_esc(f, a->argv[i]);
-	}
+	for (int i = 0; i < a->argc; i++)
+		report_html_esc(f, i ? " " : "", a->argv[i], "");
 	fprintf(f, "</code>. %d rounds run (%d warm-up)%s; arms in alternating order. "
 		"Chromium: ", a->rounds_run, a->cfg->warmup_rounds, a->interrupted ? " (interrupted)" : "");
-	report_html_esc(f, json_string_value(json_object_get(a->env, "chromium")));
+	report_html_esc(f, "", json_string_value(json_object_get(a->env, "chromium")), "");
 	fprintf(f, "; %lld CPUs.</p>\n<h2>Wall time per arm</h2>\n",
 		(long long)json_integer_value(json_object_get(a->env, "cpus")));
 	wall_chart(a, f);
 	fprintf(f, "<ul>\n");
 	for (size_t i = 1; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
-		fprintf(f, "<li>");
-		report_html_esc(f, arm->name);
+		report_html_esc(f, "<li>", arm->name, "");
 		fprintf(f, ": %s× [%s, %s] of %s", report_ratio(arm->ratio.point, r, sizeof r),
 			report_ratio(arm->ratio.lo, lo, sizeof lo), report_ratio(arm->ratio.hi, hi, sizeof hi),
 			a->arms[0].name);
@@ -220,5 +206,5 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 		rig_html(a->rig, f);
 	fprintf(f, "<p class=small>Every run, figure and the environment are in audit.json; each "
 		"run's output in runs/.</p>\n");
-	return report_html_close(f, path, err, errlen);
+	return report_close(f, REPORT_HTML_END, path, err, errlen);
 }

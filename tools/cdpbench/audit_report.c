@@ -1,10 +1,8 @@
 /* audit_report: an audit's figures as the one-screen summary, audit.json
  * (every run, every figure, the environment, the command) and audit.md. */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "audit.h"
 #include "report.h"
@@ -69,7 +67,7 @@ static size_t *tests_by_change(const struct audit *a, size_t arm)
 void audit_print_summary(const struct audit *a, FILE *out)
 {
 	const struct bench_config *cfg = a->cfg;
-	int measured = a->rounds_run > cfg->warmup_rounds ? a->rounds_run - cfg->warmup_rounds : 0;
+	int measured = bench_measured_rounds(cfg, a->rounds_run);
 	size_t width = 8;
 	char m[32], c1[80], r[32], c2[80];
 
@@ -199,13 +197,11 @@ static json_t *audit_json(const struct audit *a)
 
 static int write_md(const struct audit *a, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_open(path, err, errlen);
 	char m[32], c1[80], r[32], c2[80];
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "# cdpbench audit\n\nStarted %s, %.0f s. Command: `", a->started, a->wall_s);
 	for (int i = 0; i < a->argc; i++)
 		fprintf(f, "%s%s", i ? " " : "", a->argv[i]);
@@ -255,11 +251,7 @@ static int write_md(const struct audit *a, const char *path, char *err, size_t e
 		fprintf(f, "no proxied run passed with logs\n");
 	fprintf(f, "```\n\nFrom the logs in %s. Every run and figure is in audit.json.\n",
 		a->rig_from[0] ? a->rig_from : "-");
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
+	return report_close(f, "", path, err, errlen);
 }
 
 int audit_write_files(const struct audit *a, char *err, size_t errlen)

@@ -14,7 +14,7 @@
 static double *seconds_of(const struct audit *a, size_t arm, const char *name, size_t *n)
 {
 	int w = a->cfg->warmup_rounds;
-	size_t m = a->rounds_run > w ? (size_t)(a->rounds_run - w) : 0;
+	size_t m = (size_t)bench_measured_rounds(a->cfg, a->rounds_run);
 	double *v = xcalloc(m + 1, sizeof *v);
 
 	for (size_t i = 0; i < m; i++) {

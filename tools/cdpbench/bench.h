@@ -44,6 +44,11 @@ void bench_find_dirs(struct bench_config *cfg);
 /* main.c: from now on SIGINT and SIGTERM set the flag returned; SIGPIPE is
  * ignored. */
 volatile sig_atomic_t *bench_catch_signals(void);
+/* The measured rounds of rounds_run (the warm-up ones left out). */
+static inline int bench_measured_rounds(const struct bench_config *cfg, int rounds_run)
+{
+	return rounds_run > cfg->warmup_rounds ? rounds_run - cfg->warmup_rounds : 0;
+}
 /* "42s", "3m05s", "?" */
 void bench_fmt_duration(double s, char *buf, size_t len);
 

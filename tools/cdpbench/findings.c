@@ -167,7 +167,7 @@ json_t *report_findings(const struct report *r)
 	if (targets && reached < targets)
 		say(out, "%d of %d ratios have a CI within +-%.3g%% after %d rounds (%s); the others "
 		    "are marked ~ in the table, and report.json says how many rounds each would need.",
-		    reached, targets, 100 * r->cfg->target_ci, report_measured_rounds(r),
+		    reached, targets, 100 * r->cfg->target_ci, bench_measured_rounds(r->cfg, r->rounds_run),
 		    r->stopped_because ? r->stopped_because : "");
 	else if (targets)
 		say(out, "Every ratio's CI is within +-%.3g%%.", 100 * r->cfg->target_ci);

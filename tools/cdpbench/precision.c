@@ -40,7 +40,9 @@ static void split_cell(const struct report *r, struct report_cell *c)
 	free(x);
 }
 
-int report_aa_covers(const struct report_cell *a, const struct report_cell *c)
+/* Is c in the scope of A/A check a (same body; the baseline check covers every
+ * ratio to none, the others the cells of their kind: via the proxy)? */
+static int aa_covers(const struct report_cell *a, const struct report_cell *c)
 {
 	if (a == c || strcmp(a->body, c->body) || c->sc->kind != SCENARIO_CDP)
 		return 0;
@@ -78,7 +80,7 @@ void report_precision(struct report *r)
 			continue;
 		for (size_t i = 0; i < r->ncells; i++) {
 			struct report_cell *c = &r->cells[i];
-			if (c->inconclusive_by < 0 && report_aa_covers(aa, c) &&
+			if (c->inconclusive_by < 0 && aa_covers(aa, c) &&
 			    !(c->ratio.hi * e < 1 || c->ratio.lo / e > 1))
 				c->inconclusive_by = (int)a;
 		}

@@ -65,17 +65,12 @@ const char *report_transfers_text(const struct bench_config *cfg, char *buf, siz
 	return buf;
 }
 
-int report_measured_rounds(const struct report *r)
-{
-	return r->rounds_run > r->cfg->warmup_rounds ? r->rounds_run - r->cfg->warmup_rounds : 0;
-}
-
 /* The measured rounds' page Mbps of a cell (NaN where a trial failed or did
  * not run: with a budget, a cell that reached its target sits rounds out). */
 static double *measured(const struct report *r, const struct report_cell *c, size_t *n)
 {
 	int w = r->cfg->warmup_rounds;
-	size_t m = (size_t)report_measured_rounds(r);
+	size_t m = (size_t)bench_measured_rounds(r->cfg, r->rounds_run);
 	double *v = xcalloc(m + 1, sizeof *v);
 
 	for (size_t i = 0; i < m; i++) {
@@ -267,7 +262,7 @@ void report_print_table(const struct report *r, FILE *out)
 	for (size_t i = 0; i < r->ncells; i++)
 		if (strlen(r->cells[i].sc->name) > width)
 			width = strlen(r->cells[i].sc->name);
-	int rounds = report_measured_rounds(r), targets = 0, reached = 0, inconclusive = 0;
+	int rounds = bench_measured_rounds(cfg, r->rounds_run), targets = 0, reached = 0, inconclusive = 0;
 
 	char xfers[160];
 
@@ -442,7 +437,7 @@ static json_t *report_json(const struct report *r)
 		"max_transfers", cfg->max_transfers, "warmup_transfers", cfg->warmup_transfers,
 		"warmup_ms", cfg->warmup_ms,
 		"rounds", cfg->rounds, "warmup_rounds", cfg->warmup_rounds,
-		"rounds_run", r->rounds_run, "measured_rounds_run", report_measured_rounds(r),
+		"rounds_run", r->rounds_run, "measured_rounds_run", bench_measured_rounds(cfg, r->rounds_run),
 		"budget_seconds", cfg->budget_s, "target_ci", cfg->target_ci,
 		"stopped_because", r->stopped_because ? r->stopped_because : "",
 		"order_seed", (json_int_t)cfg->order_seed,
@@ -535,6 +530,24 @@ int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
 	if (rc < 0)
 		snprintf(err, errlen, "cannot write %s", path);
 	return rc < 0 ? -1 : 0;
+}
+
+FILE *report_open(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+int report_close(FILE *f, const char *tail, const char *path, char *err, size_t errlen)
+{
+	fputs(tail, f);
+	if (fclose(f) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot write %s", path);
+	return -1;
 }
 
 int report_write_files(const struct report *r, char *err, size_t errlen)

@@ -87,8 +87,6 @@ int report_is_compared(const struct report_cell *c);
 
 /* "2 to 12 transfers (500 ms of measured time)", or "2 transfers". */
 const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len);
-/* The measured rounds that ran. */
-int report_measured_rounds(const struct report *r);
 
 /* precision.c: for every cell (after the ratios): its variance split, its
  * precision against cfg->target_ci, and the A/A gate: each A/A check that
@@ -103,25 +101,26 @@ const char *report_aa_gate(const struct report *r, const struct report_cell *c, 
  * narrows as 1/sqrt(rounds) from where it is; NaN for a cell with no target
  * or no interval. */
 double report_rounds_for_target(const struct report *r, const struct report_cell *c);
-/* Is c in the scope of A/A check a (same body; the baseline check covers every
- * ratio to none, the others the cells of their kind: via the proxy)? */
-int report_aa_covers(const struct report_cell *a, const struct report_cell *c);
 
 /* findings.c: a few sentences that lead the report. */
 json_t *report_findings(const struct report *r);
 /* j (taken) into path, indented, keys in order. 0, or -1 with err. */
 int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
+/* path opened for writing; NULL with a reason in err. */
+FILE *report_open(const char *path, char *err, size_t errlen);
+/* tail written and f closed: 0, or -1 with a reason in err. */
+int report_close(FILE *f, const char *tail, const char *path, char *err, size_t errlen);
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
-/* report_html.c's helpers, for every page cdpbench writes: s escaped for
- * HTML. */
-void report_html_esc(FILE *f, const char *s);
+/* report_html.c's helpers, for every page cdpbench writes: pre, s escaped
+ * for HTML, post. */
+void report_html_esc(FILE *f, const char *pre, const char *s, const char *post);
 /* The page at path opened, with its head (title, the style) and h1 written;
- * NULL with a reason in err. Closed by report_html_close: 0, or -1 with err. */
+ * NULL with a reason in err. Closed by report_close(f, REPORT_HTML_END, ...). */
 FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
 		       size_t errlen);
-int report_html_close(FILE *f, const char *path, char *err, size_t errlen);
+#define REPORT_HTML_END "</body></html>\n"
 /* The charts: a column of labels, the plot, a column of values; rows of
  * CHART_ROW_H above an axis. */
 #define CHART_LABEL_W 200

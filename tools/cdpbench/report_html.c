@@ -6,8 +6,9 @@
 
 #include "report.h"
 
-void report_html_esc(FILE *f, const char *s)
+void report_html_esc(FILE *f, const char *pre, const char *s, const char *post)
 {
+	fputs(pre, f);
 	for (; s && *s; s++) {
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
@@ -17,6 +18,7 @@ void report_html_esc(FILE *f, const char *s)
 		default: fputc(*s, f);
 		}
 	}
+	fputs(post, f);
 }
 
 /* A round step for about five ticks up to max. */
@@ -30,33 +32,21 @@ static double tick_step(double max)
 FILE *report_html_open(const char *path, const char *title, const char *h1, char *err,
 		       size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_open(path, err, errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return NULL;
-	}
-	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-	report_html_esc(f, title);
-	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:900px;margin:2em auto;"
+	report_html_esc(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
+			title, "</title>");
+	fprintf(f, "<style>body{font-family:sans-serif;max-width:900px;margin:2em auto;"
 		"color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
 		"td,th{border:1px solid #ccc;padding:2px 8px}td.n{text-align:right}"
 		"th{background:#f2f2f2}li{margin:.4em 0}.small{color:#555;font-size:90%%}</style>"
 		"</head><body>\n<h1>");
-	report_html_esc(f, h1);
-	fprintf(f, "</h1>\n");
+	report_html_esc(f, "", h1, "</h1>\n");
 	return f;
 }
 
-int report_html_close(FILE *f, const char *path, char *err, size_t errlen)
-{
-	fprintf(f, "</body></html>\n");
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
-}
 
 double report_svg_begin(FILE *f, double max, int rows, const char *label)
 {
@@ -74,8 +64,7 @@ double report_svg_begin(FILE *f, double max, int rows, const char *label)
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">",
 		CHART_LABEL_W + CHART_PLOT_W / 2, rows * CHART_ROW_H + CHART_AXIS_H + 4);
-	report_html_esc(f, label);
-	fprintf(f, "</text>\n");
+	report_html_esc(f, "", label, "</text>\n");
 	return max;
 }
 
@@ -127,7 +116,7 @@ static void chart(const struct report *r, const char *body, FILE *f)
 		clipped = c->mbps.point > max;
 		w = isnan(c->mbps.point) ? 0 : CHART_PLOT_W * fmin(c->mbps.point, max) / max;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, y + 16);
-		report_html_esc(f, c->sc->name);
+		report_html_esc(f, "", c->sc->name, "");
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
 			CHART_LABEL_W, y + 4, w, CHART_ROW_H - 8, bar_color(c));
 		end = CHART_LABEL_W + w;
@@ -164,8 +153,7 @@ static void table(const struct report *r, const char *body, FILE *f)
 		int mark = estimate_ci_excludes(&c->ratio, 1.0);
 		if (strcmp(c->body, body))
 			continue;
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, c->sc->name);
+		report_html_esc(f, "<tr><td>", c->sc->name, "");
 		fprintf(f, "</td><td class=n>%s</td><td>[%s, %s]</td><td class=n>%s%s</td><td>",
 			report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
 			report_mbps(c->mbps.hi, c3, sizeof c3), c->baseline >= 0 ?
@@ -191,27 +179,21 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 	if (!f)
 		return -1;
 	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", r->started, r->wall_s);
-	report_html_esc(f, json_string_value(json_object_get(r->env, "chromium")));
-	fprintf(f, "; Linux ");
-	report_html_esc(f, json_string_value(json_object_get(r->env, "kernel")));
-	fprintf(f, "; ");
-	report_html_esc(f, json_string_value(json_object_get(r->env, "cpu")));
+	report_html_esc(f, "", json_string_value(json_object_get(r->env, "chromium")), "; Linux ");
+	report_html_esc(f, "", json_string_value(json_object_get(r->env, "kernel")), "; ");
+	report_html_esc(f, "", json_string_value(json_object_get(r->env, "cpu")), "");
 	fprintf(f, " (%lld CPUs). %.4g MiB bodies, %d measured rounds after %d warm-up. Bars: median "
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
 		"the ratio's CI is below 1.0.</p>\n",
 		(long long)json_integer_value(json_object_get(r->env, "cpus")),
-		(double)r->cfg->bytes / (1 << 20), report_measured_rounds(r), r->cfg->warmup_rounds);
+		(double)r->cfg->bytes / (1 << 20), bench_measured_rounds(r->cfg, r->rounds_run),
+		r->cfg->warmup_rounds);
 	fprintf(f, "<h2>Findings</h2><ul>\n");
-	json_array_foreach(r->findings, k, s) {
-		fprintf(f, "<li>");
-		report_html_esc(f, json_string_value(s));
-		fprintf(f, "</li>\n");
-	}
+	json_array_foreach(r->findings, k, s)
+		report_html_esc(f, "<li>", json_string_value(s), "</li>\n");
 	fprintf(f, "</ul>\n");
 	for (size_t i = 0; i < r->nbodies; i++) {
-		fprintf(f, "<h2>");
-		report_html_esc(f, r->bodies[i]);
-		fprintf(f, "</h2>\n");
+		report_html_esc(f, "<h2>", r->bodies[i], "</h2>\n");
 		chart(r, r->bodies[i], f);
 		table(r, r->bodies[i], f);
 	}
@@ -220,24 +202,18 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 		const struct report_cell *c = &r->cells[i];
 		if (c->aa_cell < 0)
 			continue;
-		fprintf(f, "<li>");
-		report_html_esc(f, c->sc->name);
-		fprintf(f, " / ");
-		report_html_esc(f, c->sc->aa_with);
+		report_html_esc(f, "<li>", c->sc->name, " / ");
+		report_html_esc(f, "", c->sc->aa_with, "");
 		fprintf(f, ", %s: %s [%s, %s] ", c->body, report_ratio(c->aa.point, a, sizeof a),
 			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
-		report_html_esc(f, report_aa_gate(r, c, gate, sizeof gate));
-		fprintf(f, "</li>\n");
+		report_html_esc(f, "", report_aa_gate(r, c, gate, sizeof gate), "</li>\n");
 	}
 	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {
-		fprintf(f, "<tr><td>");
-		report_html_esc(f, r->scenarios->v[i].name);
-		fprintf(f, "</td><td>");
-		report_html_esc(f, r->scenarios->v[i].about);
-		fprintf(f, "</td></tr>\n");
+		report_html_esc(f, "<tr><td>", r->scenarios->v[i].name, "</td><td>");
+		report_html_esc(f, "", r->scenarios->v[i].about, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "
 		"report.json.</p>\n");
-	return report_html_close(f, path, err, errlen);
+	return report_close(f, REPORT_HTML_END, path, err, errlen);
 }

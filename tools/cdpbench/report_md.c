@@ -36,7 +36,7 @@ static void md_header(const struct report *r, FILE *f)
 		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
 		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round, to the "
 		"geometric mean of the round's none and none#2 (none#2 itself to none).\n\n",
-		(double)cfg->bytes / (1 << 20), report_measured_rounds(r), cfg->warmup_rounds,
+		(double)cfg->bytes / (1 << 20), bench_measured_rounds(cfg, r->rounds_run), cfg->warmup_rounds,
 		cfg->warmup_rounds == 1 ? "" : "s", cfg->warm_browsers ?
 		"Each round starts one headless Chromium, and each trial opens the page in a browser "
 		"context of its own (its own cookies, cache and renderer), closed after it; for none "
@@ -176,14 +176,12 @@ static void md_failures(const struct report *r, FILE *f)
 
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = report_open(path, err, errlen);
 	size_t k;
 	json_t *s;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s", path);
+	if (!f)
 		return -1;
-	}
 	md_header(r, f);
 	fprintf(f, "## Findings\n\n");
 	json_array_foreach(r->findings, k, s)
@@ -193,9 +191,5 @@ int report_write_md(const struct report *r, const char *path, char *err, size_t 
 	md_aa(r, f);
 	md_scenarios(r, f);
 	md_failures(r, f);
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write %s", path);
-		return -1;
-	}
-	return 0;
+	return report_close(f, "", path, err, errlen);
 }

@@ -120,7 +120,7 @@ void scenario_list_free(struct scenario_list *l)
 	l->n = 0;
 }
 
-const struct scenario *scenario_find(const struct scenario_list *l, const char *name)
+static const struct scenario *find(const struct scenario_list *l, const char *name)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcmp(l->v[i].name, name))
@@ -302,12 +302,12 @@ static int parse_item(struct scenario *s, const char *item, size_t len,
 /* Appends s to l; a name already there becomes an A/A repeat (NAME#2). */
 static void list_append(struct scenario_list *l, struct scenario *s)
 {
-	if (scenario_find(l, s->name)) {
+	if (find(l, s->name)) {
 		char base[SCENARIO_NAME_MAX];
 		snprintf(base, sizeof base, "%s", s->name);
 		for (int k = 2; k < 1000; k++) {
 			snprintf(s->name, sizeof s->name, "%.*s#%d", SCENARIO_NAME_MAX - 8, base, k);
-			if (!scenario_find(l, s->name))
+			if (!find(l, s->name))
 				break;
 		}
 		snprintf(s->aa_with, sizeof s->aa_with, "%s", base);

@@ -63,9 +63,6 @@ int scenario_parse_list(struct scenario_list *l, const char *spec,
  * named after the file ("replay:rig"). 0, or -1 with a reason in err. */
 int scenario_add_replay(struct scenario_list *l, const char *path, char *err, size_t errlen);
 
-/* Finds a scenario by name; NULL if absent. */
-const struct scenario *scenario_find(const struct scenario_list *l, const char *name);
-
 /* The built-in names with a line each, for --list. */
 void scenario_catalogue(void (*emit)(const char *name, const char *about, void *arg), void *arg);
 

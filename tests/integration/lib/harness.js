@@ -77,12 +77,18 @@ async function waitFor(fn, { timeout = 5000, interval = 50, what = 'condition' }
 
 // --- /proc helpers -----------------------------------------------------------
 
+// ticks: CPU time (user + system) so far, in 1/100 s.
 function procStat(pid) {
   try {
     const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]) };
+    return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]),
+      ticks: Number(rest[11]) + Number(rest[12]) };
   } catch { return null; }
+}
+
+function rssKiB(pid) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
 }
 
 // True if pid exists and is not a zombie (zombies hold no resources but a slot).
@@ -157,6 +163,18 @@ function spawnTracked(cmd, args, opts = {}) {
   // Once it has exited, what it started in its group is still killed at the end.
   child.once('exit', () => { cleanups.delete(kill); cleanups.add(() => killQuiet(-child.pid, 'SIGKILL')); });
   return child;
+}
+
+// A fresh cdp-echo on a free port: { echo, port }.
+async function startEcho() {
+  const echo = spawnTracked(path.join(path.dirname(PROXY_BIN), 'cdp-echo'), ['--listen', '127.0.0.1:0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  echo.stdout.on('data', (d) => { out += d; });
+  echo.stderr.on('data', (d) => { out += d; });
+  const port = await waitFor(() => Number((/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) || [])[1]),
+    { what: 'cdp-echo to listen' });
+  return { echo, port };
 }
 
 // --- Chromium ----------------------------------------------------------------
@@ -551,8 +569,8 @@ async function putPolicy(endpoint, body) {
 module.exports = {
   ROOT, PROXY_BIN, WRAPPER_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
-  procStat, alive, descendants, groupMembers, cmdline, allPids,
-  startChrome, startProxy, startServer, setup, spawnTracked,
+  procStat, rssKiB, alive, descendants, cmdline, allPids,
+  startChrome, startProxy, startServer, setup, spawnTracked, startEcho,
   httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,
   checkProxyExit, closesOf, sha256,
 };
