@@ -101,9 +101,6 @@ test('cdpbench --quick fills every cell and writes a report that parses', { time
     const inRound = rep.cells.filter((c) => c.scenario !== 'native').map((c) => c.samples.find((x) => x.round === k));
     const set = new Set(inRound.map((x) => x.detail.browser_pid));
     assert.equal(set.size, 1, `round ${k}: every trial in one browser (${[...set]})`);
-    const settled = inRound.filter((x) => x.detail.phases.settled_ms >= 0);
-    assert.equal(settled.length, 1, `round ${k}: its new browser settled once, before its first trial`);
-    assert.equal(settled[0].position, Math.min(...inRound.map((x) => x.position)), `round ${k}: first`);
     pids.push(...set);
   }
   assert.equal(new Set(pids).size, pids.length, `each round its own browser (${pids})`);

@@ -50,7 +50,7 @@ int browser_ensure(struct browser *b, const struct bench_config *cfg, struct lws
 		return -1;
 	}
 	b->up = 1;
-	return 1;
+	return 0;
 }
 
 int browser_open(struct browser *b, struct lws_context *ctx, const char *url, char *context,

@@ -20,7 +20,7 @@ struct browser {
 };
 
 /* Starts it unless it is up and alive (a browser that died is replaced).
- * 1 when it started one, 0 when it was running, -1 with a reason in err. */
+ * 0, or -1 with a reason in err. */
 int browser_ensure(struct browser *b, const struct bench_config *cfg, struct lws_context *ctx,
 		   char *err, size_t errlen);
 

@@ -21,11 +21,6 @@
 #define LOCAL "127.0.0.1"
 #define POLL_US 50000            /* how often the sink is asked for the page's result */
 #define SETUP_TIMEOUT_MS 15000   /* target discovery, connecting, command answers */
-/* A browser just started is busy with its own start for a while: the first
- * trial in it ran at 0.43x its cell's median (log -0.85), the second at 0.89x
- * (one run, 7 rounds). Before the first trial, a page uploads for this long. */
-#define SETTLE_MS 1500
-#define MAX_SETTLE_TRANSFERS 30
 
 /* Everything one trial starts, so that one place stops it. */
 struct run {
@@ -142,27 +137,6 @@ static json_t *await_result(struct run *r, const char *trial_id, uint64_t deadli
 			return NULL;
 		}
 	}
-}
-
-/* The bench page in a context of the round's browser just started, uploading
- * body for SETTLE_MS; its result is not kept. */
-static int settle(struct run *r, const char *body, const char *trial_id, char *err, size_t errlen)
-{
-	const struct bench_config *cfg = r->cfg;
-	char url[512], id[80], context[64], target[64];
-	json_t *rec;
-
-	snprintf(id, sizeof id, "%s-settle", trial_id);
-	snprintf(url, sizeof url, "http://" LOCAL ":%d/bench.html?trial=%s&body=%s&bytes=%llu&n=1"
-		 "&warmup=1&wms=%d&ms=0&max=%d", r->sink_port, id, body,
-		 (unsigned long long)cfg->bytes, SETTLE_MS, MAX_SETTLE_TRANSFERS);
-	if (browser_open(r->warm, r->ctx, url, context, sizeof context, target, sizeof target, err,
-			 errlen) < 0)
-		return -1;
-	rec = await_result(r, id, util_mono_us() + SETUP_TIMEOUT_MS * 1000ull, err, errlen);
-	browser_dispose(r->warm, r->ctx, context);
-	json_decref(rec);
-	return rec ? 0 : -1;
 }
 
 /* Attaches to the page, sends the scenario's commands, and waits for every answer. */
@@ -282,12 +256,8 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 	}
 	if (r->warm) {
 		/* none: the page in its own context with no client attached to it */
-		int started = browser_ensure(r->warm, cfg, r->ctx, err, errlen);
-		if (started < 0 || (started && settle(r, body, trial_id, err, errlen) < 0))
-			return NULL;
-		if (started)
-			phase(r, "settled_ms");
-		if (browser_open(r->warm, r->ctx, sc->kind == SCENARIO_NONE ? url : "about:blank",
+		if (browser_ensure(r->warm, cfg, r->ctx, err, errlen) < 0 ||
+		    browser_open(r->warm, r->ctx, sc->kind == SCENARIO_NONE ? url : "about:blank",
 				 r->context, sizeof r->context, r->target, sizeof r->target, err,
 				 errlen) < 0)
 			return NULL;
