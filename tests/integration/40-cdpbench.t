@@ -93,21 +93,6 @@ test('cdpbench --quick fills every cell and writes a report that parses', { time
   assert.ok(rep.environment.kernel && rep.environment.cpus >= 1, 'kernel and CPUs are recorded');
   assert.ok(rep.environment.chromium_flags.includes('--disable-quic'), 'the flags are recorded');
 
-  // --browsers warm (the default): one browser a round, each trial a context
-  // of it; none's page has no client attached.
-  assert.equal(rep.config.browsers, 'warm');
-  const pids = [];
-  for (let k = 0; k < rep.config.rounds_run; k++) {
-    const inRound = rep.cells.filter((c) => c.scenario !== 'native').map((c) => c.samples.find((x) => x.round === k));
-    const set = new Set(inRound.map((x) => x.detail.browser_pid));
-    assert.equal(set.size, 1, `round ${k}: every trial in one browser (${[...set]})`);
-    pids.push(...set);
-  }
-  assert.equal(new Set(pids).size, pids.length, `each round its own browser (${pids})`);
-  for (const c of rep.cells.filter((x) => x.scenario === 'none')) {
-    for (const s of c.samples) assert.equal(s.detail.cdp, undefined, 'none: no CDP client on the page');
-  }
-
   const pw = rep.cells.find((c) => c.scenario === 'playwright' && c.body === 'u8');
   const pwScenario = rep.scenarios.find((s) => s.name === 'playwright');
   assert.ok(pwScenario.commands.some((c) => c.method === 'Network.enable'), 'the playwright replay enables Network');
@@ -261,7 +246,7 @@ test('--budget with a target no run reaches spends the budget and says which cel
   const started = Date.now();
   const r = await cdpbench(['--scenarios', 'none,attach', '--bodies', 'u8', '--mib', '1',
     '--rounds', '2', '--warmup-rounds', '0', '--budget', '40s', '--target-ci', '0.001',
-    '--measure-ms', '0', '--browsers', 'fresh', '--out', out.dir], 110000);
+    '--measure-ms', '0', '--out', out.dir], 110000);
   const took = (Date.now() - started) / 1000;
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
@@ -269,12 +254,6 @@ test('--budget with a target no run reaches spends the budget and says which cel
   assert.ok(took < 40 + 15, `the budget holds: ${took} s for 40 s`);
   assert.ok(rep.config.measured_rounds_run > 2, `rounds were added (${rep.config.measured_rounds_run})`);
   const attach = rep.cells.find((c) => c.scenario === 'attach');
-  // --browsers fresh: a browser a trial, and none's with no debugging port.
-  assert.equal(rep.config.browsers, 'fresh');
-  const pids = rep.cells.flatMap((c) => c.samples.map((x) => x.detail.browser_pid));
-  assert.equal(new Set(pids).size, pids.length, `a browser for each trial (${pids})`);
-  const none = rep.cells.find((c) => c.scenario === 'none');
-  assert.ok(none.samples.every((x) => x.detail.phases.launched_ms >= 0 && !x.detail.cdp), 'none: launched, no client');
   assert.equal(attach.precision.reached, false, 'attach did not reach +-0.1%');
   assert.ok(attach.precision.rounds_for_target > rep.config.measured_rounds_run, 'and would need more rounds');
   assert.match(r.stdout, /u8 +attach .*~/, 'the table marks it ~');
@@ -298,9 +277,6 @@ test('--version, and a bad flag is one line', async () => {
   const o = await cdpbench(['--order-seed', 'abc'], 10000);
   assert.equal(o.code, 2);
   assert.equal(o.stderr.trim(), "cdpbench: --order-seed wants a number of at least 0, not 'abc'");
-  const br = await cdpbench(['--browsers', 'lukewarm'], 10000);
-  assert.equal(br.code, 2);
-  assert.equal(br.stderr.trim(), "cdpbench: --browsers wants warm or fresh, not 'lukewarm'");
   const w = await cdpbench(['--warmup-ms', '-5'], 10000);
   assert.equal(w.code, 2);
   assert.equal(w.stderr.trim(), "cdpbench: --warmup-ms wants a number from 0 to 60000, not '-5'");

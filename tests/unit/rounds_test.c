@@ -16,16 +16,10 @@
 
 /* rounds.c runs trials; these tests only ask it which cells to run. */
 void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
-	       struct browser *warm, const struct scenario *sc, const char *body,
-	       const char *trial_id, struct bench_sample *out)
+	       const struct scenario *sc, const char *body, const char *trial_id,
+	       struct bench_sample *out)
 {
-	(void)cfg, (void)ctx, (void)sink_port, (void)warm, (void)sc, (void)body, (void)trial_id,
-	(void)out;
-}
-
-void browser_stop(struct browser *b)
-{
-	(void)b;
+	(void)cfg, (void)ctx, (void)sink_port, (void)sc, (void)body, (void)trial_id, (void)out;
 }
 
 /* main.c's, for the progress line. */

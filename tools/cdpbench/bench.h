@@ -26,8 +26,6 @@ struct bench_config {
 	double budget_s;                 /* > 0: add rounds until target_ci or this is spent */
 	double target_ci;                /* a ratio's CI within +-this of its point (0.1) */
 	int trial_timeout_s;             /* 0: from the size */
-	int warm_browsers;               /* a browser a round, a context a trial; else a
-	                                    fresh browser a trial */
 	unsigned resamples;
 	uint64_t seed;                   /* the bootstrap's */
 	uint64_t order_seed;             /* the rounds' order: each run its own, unless given */

@@ -51,8 +51,6 @@ static void on_message(struct cdp *c, const char *buf, size_t len)
 		return;
 	if (r.kind == SCAN_RESPONSE) {
 		c->st.responses++;
-		if (c->await_id && r.has_id && r.id == c->await_id && !c->await_answer)
-			c->await_answer = json_loadb(buf, len, 0, NULL);
 		if (c->inflight)
 			c->inflight--;
 		if (r.error.present) {
@@ -235,35 +233,6 @@ int64_t cdp_send(struct cdp *c, const char *method, const char *params)
 	return id;
 }
 
-json_t *cdp_call(struct cdp *c, struct lws_context *ctx, const char *method, const char *params,
-		 int timeout_ms, char *err, size_t errlen)
-{
-	uint64_t deadline = util_mono_us() + (uint64_t)timeout_ms * 1000;
-	json_t *result, *error;
-
-	c->await_id = cdp_send(c, method, params);
-	while (!c->await_answer && !c->closed && util_mono_us() < deadline)
-		cdp_service(ctx, 20);
-	c->await_id = 0;
-	if (!c->await_answer) {
-		snprintf(err, errlen, "%s: %s", method, c->closed ? c->why : "no answer in time");
-		return NULL;
-	}
-	error = json_object_get(c->await_answer, "error");
-	result = json_object_get(c->await_answer, "result");
-	if (error || !json_is_object(result)) {
-		char *text = json_dumps(error, JSON_COMPACT);
-		snprintf(err, errlen, "%s: %s", method, text ? text : "an answer with no result");
-		free(text);
-		result = NULL;
-	} else {
-		json_incref(result);
-	}
-	json_decref(c->await_answer);
-	c->await_answer = NULL;
-	return result;
-}
-
 void cdp_close(struct cdp *c)
 {
 	if (c->wsi) {
@@ -287,8 +256,6 @@ void cdp_close(struct cdp *c)
 	c->rx_len = c->rx_cap = 0;
 	json_decref(c->failed);
 	c->failed = NULL;
-	json_decref(c->await_answer);
-	c->await_answer = NULL;
 	c->open = 0;
 }
 

@@ -28,8 +28,6 @@ struct cdp {
 	int64_t next_id;
 	uint64_t inflight;                   /* commands without a response yet */
 	json_t *failed;                      /* [{"method","error"}] of commands answered with an error */
-	int64_t await_id;                    /* cdp_call's command, and its answer */
-	json_t *await_answer;
 	char **methods;                      /* by id - 1: what each command was */
 	size_t nmethods;
 	struct cdp_stats st;
@@ -48,12 +46,6 @@ int cdp_open(struct cdp *c, struct lws_context *ctx, const char *ws_url, int tim
 
 /* Queues a command; params is a JSON object's text. Returns its id. */
 int64_t cdp_send(struct cdp *c, const char *method, const char *params);
-
-/* Sends a command and runs the loop until its answer: the answer's "result"
- * (new reference; the caller decrefs), or NULL with a reason in err (an error
- * answer, the connection closing, or no answer within timeout_ms). */
-json_t *cdp_call(struct cdp *c, struct lws_context *ctx, const char *method, const char *params,
-		 int timeout_ms, char *err, size_t errlen);
 
 /* Closes the connection (if open), waits for lws to let go of it, frees. */
 void cdp_close(struct cdp *c);

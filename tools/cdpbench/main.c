@@ -105,10 +105,6 @@ static void usage(FILE *out)
 	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
 	      "                       sink on the last CPU, the browsers on the others (default "
 	      PLACEMENT_DEFAULT_NAME ")\n"
-	      "  --browsers B         warm: one browser a round, each trial in a browser context\n"
-	      "                       of its own, none with no client attached to its page;\n"
-	      "                       fresh: a browser a trial, none with no debugging port at\n"
-	      "                       all (default warm)\n"
 	      "  --out DIR            where the report goes (default report)\n"
 	      "  --chromium PATH      the browser (default /usr/bin/chromium)\n"
 	      "  --trial-timeout S    give up on a trial after S seconds (default: from the size)\n"
@@ -241,8 +237,7 @@ static int bench_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER,
-	       O_BROWSERS };
+	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -262,8 +257,7 @@ static int bench_main(int argc, char **argv)
 		{ "target-ci", required_argument, NULL, O_TARGET },
 		{ "measure-ms", required_argument, NULL, O_MEASURE },
 		{ "warmup-ms", required_argument, NULL, O_WARMMS },
-		{ "placement", required_argument, NULL, O_PLACEMENT },
-		{ "browsers", required_argument, NULL, O_BROWSERS }, { NULL, 0, NULL, 0 },
+		{ "placement", required_argument, NULL, O_PLACEMENT }, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
@@ -296,7 +290,6 @@ static int bench_main(int argc, char **argv)
 	 * number JSON readers keep exactly. */
 	cfg.order_seed = (util_mono_us() ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
 	cfg.warmup_transfers = 1;
-	cfg.warm_browsers = 1;
 	opterr = 0;   /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
 		long v = 0;
@@ -351,14 +344,6 @@ static int bench_main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			break;
-		case O_BROWSERS:
-			if (strcmp(optarg, "warm") && strcmp(optarg, "fresh")) {
-				fprintf(stderr, "cdpbench: --browsers wants warm or fresh, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			cfg.warm_browsers = !strcmp(optarg, "warm");
 			break;
 		case O_WARM: warm = (int)v; break;
 		case O_XFER: xfer = (int)v; break;

@@ -428,7 +428,7 @@ static json_t *report_json(const struct report *r)
 	for (size_t i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(r, &r->cells[i]));
 	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:{s:I,s:f,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,"
-			 "s:s,s:I,s:s,"
+			 "s:s,s:I,"
 			 "s:{s:i,s:I,s:f},s:s,s:s},s:o,s:o,s:o,s:O,s:O}",
 		"tool", "cdpbench", "version", 1, "started", r->started, "wall_seconds", r->wall_s,
 		"interrupted", r->interrupted, "environment", r->env,
@@ -441,7 +441,6 @@ static json_t *report_json(const struct report *r)
 		"budget_seconds", cfg->budget_s, "target_ci", cfg->target_ci,
 		"stopped_because", r->stopped_because ? r->stopped_because : "",
 		"order_seed", (json_int_t)cfg->order_seed,
-		"browsers", cfg->warm_browsers ? "warm" : "fresh",
 		"bootstrap", "resamples", (int)cfg->resamples, "seed", (json_int_t)cfg->seed,
 		"level", REPORT_LEVEL,
 		"statistic", "median over measured rounds of each trial's median transfer Mbps "

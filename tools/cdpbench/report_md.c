@@ -31,18 +31,13 @@ static void md_header(const struct report *r, FILE *f)
 		json_string_value(json_object_get(json_object_get(env, "placement"), "sink_cpus")),
 		json_string_value(json_object_get(json_object_get(env, "placement"), "browser_cpus")));
 	fprintf(f, "%.4g MiB bodies. %d measured rounds after %d warm-up round%s, cells interleaved "
-		"round by round. %s; "
+		"round by round. Each trial starts a fresh headless Chromium with a fresh profile; "
 		"the page does %s. A cell's value is the median "
 		"over rounds of each trial's median transfer, timed in the page; 95%% percentile "
 		"bootstrap CIs (%u resamples, seed %llu). Ratios are paired by round, to the "
 		"geometric mean of the round's none and none#2 (none#2 itself to none).\n\n",
 		(double)cfg->bytes / (1 << 20), bench_measured_rounds(cfg, r->rounds_run), cfg->warmup_rounds,
-		cfg->warmup_rounds == 1 ? "" : "s", cfg->warm_browsers ?
-		"Each round starts one headless Chromium, and each trial opens the page in a browser "
-		"context of its own (its own cookies, cache and renderer), closed after it; for none "
-		"no client is attached to the page" :
-		"Each trial starts a fresh headless Chromium with a fresh profile; for none with no "
-		"remote debugging at all", report_transfers_text(cfg, x, sizeof x),
+		cfg->warmup_rounds == 1 ? "" : "s", report_transfers_text(cfg, x, sizeof x),
 		cfg->resamples,
 		(unsigned long long)cfg->seed);
 	if (cfg->budget_s > 0)

@@ -234,7 +234,6 @@ struct matrix {
 	int sink_port;
 	int *keep;
 	int nalloc;       /* rounds each cell has samples for */
-	struct browser warm;   /* the round's browser, with --browsers warm */
 };
 
 static size_t matrix_plan(struct rounds_job *j, int round, int *want, const double *last,
@@ -245,9 +244,6 @@ static size_t matrix_plan(struct rounds_job *j, int round, int *want, const doub
 	const struct bench_config *cfg = r->cfg;
 	size_t nwant = r->ncells;
 
-	/* Each round its own browser: what one browser does to every trial in it
-	 * is shared by a round's cells, and pairing by round takes it out. */
-	browser_stop(&m->warm);
 	if (round >= j->fixed) {
 		if (cfg->budget_s <= 0)
 			return 0;
@@ -295,8 +291,7 @@ static void matrix_run(struct rounds_job *j, size_t i, int round, int position,
 	char id[64];
 
 	snprintf(id, sizeof id, "r%d-c%zu", round, i);
-	trial_run(m->r->cfg, m->ctx, m->sink_port, m->r->cfg->warm_browsers ? &m->warm : NULL,
-		  c->sc, c->body, id, s);
+	trial_run(m->r->cfg, m->ctx, m->sink_port, c->sc, c->body, id, s);
 	s->position = position;
 	out->ok = s->ok;
 	out->seconds = s->seconds;
@@ -309,9 +304,8 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 		volatile sig_atomic_t *stop)
 {
 	const struct bench_config *cfg = r->cfg;
-	struct matrix m = { .r = r, .ctx = ctx, .sink_port = sink_port,
-			    .keep = xcalloc(r->ncells, sizeof *m.keep),
-			    .nalloc = cfg->warmup_rounds + cfg->rounds };
+	struct matrix m = { r, ctx, sink_port, xcalloc(r->ncells, sizeof *m.keep),
+			    cfg->warmup_rounds + cfg->rounds };
 	struct rounds_job j = {
 		.who = "cdpbench", .ncells = r->ncells, .warmup = cfg->warmup_rounds,
 		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->order_seed,
@@ -320,7 +314,6 @@ void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 	};
 
 	r->rounds_run = rounds_drive(&j, t0_us);
-	browser_stop(&m.warm);
 	r->stopped_because = j.stopped_because;
 	/* the round under way when interrupted is left out */
 	for (size_t i = 0; *stop && r->rounds_run < m.nalloc && i < r->ncells; i++) {

@@ -1,6 +1,5 @@
-/* trial: one measurement: a fresh Chromium, or a browser context of the
- * round's (or the native client), the scenario's CDP commands, the bench
- * page's transfers, and its sample. */
+/* trial: one measurement: a fresh Chromium (or the native client), the
+ * scenario's CDP commands, the bench page's transfers, and its sample. */
 #include "trial.h"
 
 #include <math.h>
@@ -9,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "browser.h"
 #include "cdp.h"
 #include "child.h"
 #include "collect.h"
@@ -27,9 +25,7 @@ struct run {
 	const struct bench_config *cfg;
 	struct lws_context *ctx;
 	int sink_port;
-	struct browser *warm;    /* the round's browser (--browsers warm), or NULL */
-	char context[64], target[64];   /* the trial's browser context and page in it */
-	struct launch chrome;    /* the trial's own browser (--browsers fresh) */
+	struct launch chrome;
 	struct child proxy;
 	struct cdp cdp;
 	int cdp_used;
@@ -44,8 +40,7 @@ static void phase(struct run *r, const char *name)
 }
 
 /* The page's webSocketDebuggerUrl and target id from DevTools (or the proxy)
- * on port: the page target whose id is target, or when target is "" the first
- * page target (then its id is copied into target). */
+ * on port: the first page target, or a new one. */
 static int page_target(int port, char *ws_url, size_t urllen, char *target, size_t tlen,
 		       char *err, size_t errlen)
 {
@@ -71,8 +66,7 @@ static int page_target(int port, char *ws_url, size_t urllen, char *target, size
 			const char *type = json_string_value(json_object_get(t, "type"));
 			const char *ws = json_string_value(json_object_get(t, "webSocketDebuggerUrl"));
 			const char *id = json_string_value(json_object_get(t, "id"));
-			if (type && !strcmp(type, "page") && ws && id &&
-			    (!target[0] || !strcmp(target, id))) {
+			if (type && !strcmp(type, "page") && ws && id) {
 				snprintf(ws_url, urllen, "%s", ws);
 				snprintf(target, tlen, "%s", id);
 				json_decref(list);
@@ -82,8 +76,7 @@ static int page_target(int port, char *ws_url, size_t urllen, char *target, size
 		json_decref(list);
 		child_sleep_ms(50);
 	}
-	snprintf(err, errlen, "no page target%s%s appeared in /json/list on port %d",
-		 target[0] ? " " : "", target, port);
+	snprintf(err, errlen, "no page target appeared in /json/list on port %d", port);
 	return -1;
 }
 
@@ -117,8 +110,7 @@ static json_t *await_result(struct run *r, const char *trial_id, uint64_t deadli
 				return rec;
 			json_decref(rec);
 		}
-		if ((r->chrome.pid && !launch_alive(&r->chrome, why, sizeof why)) ||
-		    (r->warm && !browser_alive(r->warm, why, sizeof why))) {
+		if (r->chrome.pid && !launch_alive(&r->chrome, why, sizeof why)) {
 			snprintf(err, errlen, "%s before the page reported", why);
 			return NULL;
 		}
@@ -142,17 +134,17 @@ static json_t *await_result(struct run *r, const char *trial_id, uint64_t deadli
 /* Attaches to the page, sends the scenario's commands, and waits for every answer. */
 static int attach(struct run *r, const struct scenario *sc, int port, char *err, size_t errlen)
 {
-	char ws_url[1024];
+	char ws_url[1024], target[128];
 	uint64_t deadline;
 
-	if (page_target(port, ws_url, sizeof ws_url, r->target, sizeof r->target, err, errlen) < 0)
+	if (page_target(port, ws_url, sizeof ws_url, target, sizeof target, err, errlen) < 0)
 		return -1;
 	if (cdp_open(&r->cdp, r->ctx, ws_url, SETUP_TIMEOUT_MS, err, errlen) < 0)
 		return -1;
 	r->cdp_used = 1;
 	phase(r, "attached_ms");
 	for (size_t i = 0; i < sc->ncmds; i++) {
-		char *params = replay_bind_target(sc->cmds[i].params, r->target);
+		char *params = replay_bind_target(sc->cmds[i].params, target);
 		cdp_send(&r->cdp, sc->cmds[i].method, params);
 		free(params);
 	}
@@ -254,28 +246,17 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 			return NULL;
 		return await_result(r, trial_id, deadline, err, errlen);
 	}
-	if (r->warm) {
-		/* none: the page in its own context with no client attached to it */
-		if (browser_ensure(r->warm, cfg, r->ctx, err, errlen) < 0 ||
-		    browser_open(r->warm, r->ctx, sc->kind == SCENARIO_NONE ? url : "about:blank",
-				 r->context, sizeof r->context, r->target, sizeof r->target, err,
-				 errlen) < 0)
-			return NULL;
-		phase(r, "opened_ms");
-		port = r->warm->chrome.port;
-	} else {
-		lo.no_debugging = sc->kind == SCENARIO_NONE;
-		lo.url = lo.no_debugging ? url : NULL;
-		if (launch_start_opts(&r->chrome, &lo, err, errlen) < 0)
-			return NULL;
-		phase(r, "launched_ms");
-		port = r->chrome.port;
-	}
+	lo.no_debugging = sc->kind == SCENARIO_NONE;
+	lo.url = lo.no_debugging ? url : NULL;
+	if (launch_start_opts(&r->chrome, &lo, err, errlen) < 0)
+		return NULL;
+	phase(r, "launched_ms");
 	if (sc->kind == SCENARIO_NONE)
 		return await_result(r, trial_id, deadline, err, errlen);
+	port = r->chrome.port;
 	if (sc->via_proxy) {
 		snprintf(proxy_bin, sizeof proxy_bin, "%s/cdpproxy", cfg->bindir);
-		snprintf(upstream, sizeof upstream, LOCAL ":%d", port);
+		snprintf(upstream, sizeof upstream, LOCAL ":%d", r->chrome.port);
 		argv[argc++] = proxy_bin;
 		argv[argc++] = "--listen";
 		argv[argc++] = LOCAL ":0";
@@ -301,8 +282,8 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 }
 
 void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
-	       struct browser *warm, const struct scenario *sc, const char *body,
-	       const char *trial_id, struct bench_sample *out)
+	       const struct scenario *sc, const char *body, const char *trial_id,
+	       struct bench_sample *out)
 {
 	struct run r;
 	json_t *record;
@@ -313,7 +294,6 @@ void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink
 	r.cfg = cfg;
 	r.ctx = ctx;
 	r.sink_port = sink_port;
-	r.warm = sc->kind == SCENARIO_NATIVE ? NULL : warm;
 	r.t0 = util_mono_us();
 	r.phases = json_object();
 	out->ran = 1;
@@ -321,16 +301,11 @@ void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink
 	out->detail = json_object();
 	record = run_scenario(&r, sc, body, trial_id, err, sizeof err);
 	phase(&r, "reported_ms");
-	if (r.warm ? r.warm->chrome.pid : r.chrome.pid)   /* which browser it ran in */
-		json_object_set_new(out->detail, "browser_pid",
-				    json_integer(r.warm ? r.warm->chrome.pid : r.chrome.pid));
 	if (r.cdp_used) {
 		json_object_set_new(out->detail, "cdp", cdp_stats_json(&r.cdp));
 		cdp_close(&r.cdp);
 	}
 	child_stop(&r.proxy);
-	if (r.warm)
-		browser_dispose(r.warm, ctx, r.context);
 	/* The measurement is over: no need to wait for a graceful shutdown. */
 	if (r.chrome.pid > 0)
 		kill(-r.chrome.pid, SIGKILL);

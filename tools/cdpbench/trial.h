@@ -1,22 +1,18 @@
-/* trial: one measurement: a fresh Chromium, or a browser context of the
- * round's (or the native client), the scenario's CDP commands, the bench
- * page's transfers, and its sample. */
+/* trial: one measurement: a fresh Chromium (or the native client), the
+ * scenario's CDP commands, the bench page's transfers, and its sample. */
 #ifndef CDPBENCH_TRIAL_H
 #define CDPBENCH_TRIAL_H
 
 #include <libwebsockets.h>
 
 #include "bench.h"
-#include "browser.h"
 #include "scenario.h"
 
 /* Runs scenario sc with body against the sink on 127.0.0.1:sink_port; trial_id
- * names it at the sink ([A-Za-z0-9._-]). With warm, in a browser context of
- * that browser (started if it is not running), else in a browser of its own.
- * Fills out (out->ok, or out->error); everything it started is stopped when
- * it returns (warm keeps running). */
+ * names it at the sink ([A-Za-z0-9._-]). Fills out (out->ok, or out->error);
+ * everything it started is stopped when it returns. */
 void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
-	       struct browser *warm, const struct scenario *sc, const char *body,
-	       const char *trial_id, struct bench_sample *out);
+	       const struct scenario *sc, const char *body, const char *trial_id,
+	       struct bench_sample *out);
 
 #endif
