@@ -13,6 +13,18 @@ const char *const side_name[2] = { "client", "upstream" };
  * client keeps in flight; past it the oldest is forgotten (and counted). */
 #define PENDING_MAX_DEFAULT 16384
 
+/* How often core_read_clock reads the wall clock itself. Between two
+ * reads the wall time it gives is off by no more than NTP slews the wall
+ * clock meanwhile (at most 0.5 ms a second: 100 us), and a step of the
+ * wall clock shows within this time. */
+#define CORE_WALL_SYNC_US 200000
+
+static void sync_wall(struct core *core, uint64_t mono_us)
+{
+	core->wall_minus_mono_us = util_now_us() - mono_us;
+	core->wall_synced_us = mono_us;
+}
+
 void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t queue_bytes)
 {
 	memset(core, 0, sizeof *core);
@@ -21,6 +33,7 @@ void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t que
 	core->queue_bytes = queue_bytes;
 	core->pending_max = PENDING_MAX_DEFAULT;
 	core->control_domain = 1;
+	sync_wall(core, util_mono_us());
 	core_set_policy(core, p ? p : policy_passthrough(), "start");
 }
 
@@ -51,11 +64,15 @@ void core_set_policy(struct core *core, struct policy *p, const char *source)
 
 void core_read_clock(struct core *core, const void *token)
 {
+	uint64_t mono;
+
 	if (token && token == core->read_token)   /* another message of the same read */
 		return;
 	core->read_token = token;
-	core->read_mono_us = util_mono_us();
-	core->read_wall_us = util_now_us();
+	core->read_mono_us = mono = util_mono_us();
+	if (mono - core->wall_synced_us >= CORE_WALL_SYNC_US)
+		sync_wall(core, mono);
+	core->read_wall_us = mono + core->wall_minus_mono_us;
 }
 
 void core_conn_init(struct core *core, struct core_conn *cc, const struct core_leg_ops *ops,

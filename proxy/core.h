@@ -45,6 +45,8 @@ struct core {
 	/* When the bytes being handled were read (core_read_clock). */
 	uint64_t read_mono_us, read_wall_us;
 	const void *read_token;
+	/* The wall clock less the monotonic one, as last read, and when. */
+	uint64_t wall_minus_mono_us, wall_synced_us;
 };
 
 struct core_conn;
@@ -83,7 +85,9 @@ void core_free(struct core *core);
  * line with it. source says how ("start", "PUT", "SIGHUP"). */
 void core_set_policy(struct core *core, struct policy *p, const char *source);
 /* The bytes about to be handled were read now, by one read of the socket or
- * pipe named by token: the clock is read once a read, not once a message. */
+ * pipe named by token: the clock is read once a read, not once a message.
+ * The wall time is the monotonic one plus an offset read again every
+ * 200 ms: one clock read a read, not two. */
 void core_read_clock(struct core *core, const void *token);
 /* A new read round: the next read reads the clock again. */
 static inline void core_new_round(struct core *core)

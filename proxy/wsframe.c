@@ -77,16 +77,19 @@ int wsframe_parse_header(const unsigned char *p, size_t n, struct wsframe *f)
 }
 
 void wsframe_mask(unsigned char *dst, const unsigned char *src, size_t n,
-	       const unsigned char mask[4], uint64_t off)
+		  const unsigned char mask[4], uint64_t off)
 {
-	/* The key as it falls from byte off on, twice: it repeats every 4. */
-	unsigned char r[8];
-	uint32_t m32;
+	/* The key three times over: from byte off & 3 on, it is the key as it
+	 * falls from byte off of the payload on, for 8 bytes. */
+	unsigned char thrice[12];
+	const unsigned char *r = thrice + (off & 3);
+	uint32_t m32, v32;
 	uint64_t m64, v;
 	size_t i = 0;
 
-	for (int k = 0; k < 4; k++)
-		r[k] = r[k + 4] = mask[(off + (uint64_t)k) & 3];
+	memcpy(thrice, mask, 4);
+	memcpy(thrice + 4, mask, 4);
+	memcpy(thrice + 8, mask, 4);
 	memcpy(&m32, r, 4);
 	memcpy(&m64, r, 8);
 #if defined(__SSE2__)
@@ -103,7 +106,13 @@ void wsframe_mask(unsigned char *dst, const unsigned char *src, size_t n,
 		v ^= m64;
 		memcpy(dst + i, &v, 8);
 	}
-	for (; i < n; i++)
+	if (i + 4 <= n) {
+		memcpy(&v32, src + i, 4);
+		v32 ^= m32;
+		memcpy(dst + i, &v32, 4);
+		i += 4;
+	}
+	for (; i < n; i++)   /* i is a multiple of 4 here: r[i & 3] is the key's byte */
 		dst[i] = src[i] ^ r[i & 3];
 }
 
