@@ -82,9 +82,8 @@ static double *measured(const struct report *r, const struct report_cell *c, siz
 }
 
 /* The baseline of c, round by round: the geometric mean of its "none" and of
- * none's A/A repeat, or the one of them that has a sample. With two baseline
- * trials a round, a ratio's noise from its baseline falls by about a third, and
- * each cell's trial runs nearer in time to one of them. */
+ * none's A/A repeat, or the one of them that has a sample. Two baseline trials
+ * a round halve the variance a ratio takes from its baseline (README). */
 static double *baseline_values(const struct report *r, const struct report_cell *c, size_t *n)
 {
 	double *b = measured(r, &r->cells[c->baseline], n), *b2;
@@ -97,18 +96,6 @@ static double *baseline_values(const struct report *r, const struct report_cell 
 		b[k] = isnan(b[k]) ? b2[k] : isnan(b2[k]) ? b[k] : sqrt(b[k] * b2[k]);
 	free(b2);
 	return b;
-}
-
-/* none's A/A repeat ("none#2") with body, or -1. */
-static int none_repeat(const struct report *r, const char *body)
-{
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		if (c->sc->kind == SCENARIO_NONE && !strcmp(c->sc->aa_with, "none") &&
-		    !strcmp(c->body, body))
-			return (int)i;
-	}
-	return -1;
 }
 
 /* The error's message from a failed command's {"code","message"} text (cut at
@@ -231,7 +218,7 @@ void report_compute(struct report *r)
 			find_cell(r, "none", c->body);
 		/* the repeat itself is measured against none alone: that is its A/A check */
 		c->baseline2 = c->baseline >= 0 && c->sc->kind != SCENARIO_NONE ?
-			none_repeat(r, c->body) : -1;
+			find_cell(r, "none#2", c->body) : -1;
 		c->aa_cell = c->sc->aa_with[0] ? find_cell(r, c->sc->aa_with, c->body) : -1;
 		c->ratio = (struct estimate_ci){ NAN, NAN, NAN, 0 };
 		c->aa = c->ratio;
