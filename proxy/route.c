@@ -255,13 +255,17 @@ static void route_answer(struct core_conn *cc, const struct scan_result *r, cons
 static void route_control(struct core_conn *cc, const struct scan_result *r, const char *buf,
 			  struct log_rec *rec, const char *method, const char *session)
 {
-	json_t *params = sessions_object_at(buf, &r->params), *result;
+	/* Params past the bound are not even parsed: a 200 MiB label must not
+	 * hold up the loop. */
+	json_t *params = r->params.len > CONTROL_PARAMS_MAX ? NULL :
+		sessions_object_at(buf, &r->params), *result;
 	char msg[600] = "";
 	int code = 0;
 
 	rec->action = "control";
 	count_and_log(cc, DOWN, rec, 1);
-	result = control_command(cc, method, session, params, &code, msg, sizeof msg);
+	result = params ? control_command(cc, method, session, params, &code, msg, sizeof msg) :
+		control_too_large(method, &code, msg, sizeof msg);
 	json_decref(params);
 	route_reply(cc, r, session, method, result, code, msg, "control");
 }

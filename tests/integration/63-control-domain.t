@@ -71,6 +71,32 @@ test('Puppeteer createCDPSession: setPolicy and mark', ALL, async () => {
   assert.ok(log.some((r) => r.kind === 'policy' && r.name === 'no-network' && r.via === 'CDPProxy.setPolicy'), 'the switch is logged with how it came');
 });
 
+test('what a client gives CDPProxy is bounded: a label of 1 KiB, params of 1 MiB, a policy name', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  try {
+    const fits = await cdp.send('CDPProxy.mark', { label: 'k'.repeat(1024) });
+    assert.deepEqual(fits.result, {}, `a 1,024-byte label is taken: ${JSON.stringify(fits.error)}`);
+    const long = await cdp.send('CDPProxy.mark', { label: 'L'.repeat(1025) });
+    assert.deepEqual(long.error, { code: -32602, message: 'CDPProxy.mark: label longer than 1024 bytes' },
+      'a longer label is a CDP error saying why');
+    const t0 = Date.now();
+    const huge = await cdp.send('CDPProxy.mark', { label: 'H'.repeat(4 << 20) });
+    assert.deepEqual(huge.error, { code: -32602, message: 'CDPProxy.mark: params longer than 1048576 bytes' },
+      `params over 1 MiB are refused unparsed (${Date.now() - t0} ms)`);
+    const name = await cdp.send('CDPProxy.setPolicy', { name: 'p'.repeat(300) });
+    assert.equal(name.error && name.error.code, -32602, 'a policy name longer than a file name is refused');
+    assert.match(name.error.message, /is not a policy name .*at most 200 bytes/, name.error.message.slice(0, 300));
+    assert.ok(name.error.message.length < 600, 'and the answer does not quote all of it');
+  } finally {
+    await cdp.close();
+  }
+  const log = await h.waitForLog(env.proxy.logPath, (l) => l.some((r) => r.kind === 'mark' && r.label === 'k'.repeat(1024)),
+    'the 1 KiB mark');
+  assert.deepEqual(log.filter((r) => r.kind === 'mark' && r.label.length > 1024).map((r) => r.label.length), [],
+    'no mark record with a longer label');
+});
+
 test('the proxy exits cleanly with a valid log', ALL, async () => {
   const result = await env.stopProxy();
   h.checkProxyExit(assert, result, env.proxy.logPath);
