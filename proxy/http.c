@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,6 +38,7 @@ struct http_reply {
 	int stream;                  /* GET /proxy/events as Server-Sent Events: never complete */
 	uint64_t next_seq;           /* a stream's next tail entry */
 	uint64_t sent_us;            /* a stream's last write (monotonic), for keep-alives */
+	uint64_t stalled_us;         /* since when a stream's reader has not taken its bytes; 0: it has */
 	lws_sorted_usec_list_t timer;  /* Chrome must have answered by then */
 	char *req_body;
 	size_t req_len, body_seen;
@@ -209,6 +212,11 @@ static json_t *admin_policies(struct proxy *px)
 #define EVENTS_MAX 2000
 #define EVENTS_STREAM_BATCH 500           /* entries an event at most: one write */
 #define EVENTS_KEEPALIVE_US (15 * 1000 * 1000)
+/* A stream whose reader leaves this much unsent (in the socket, or held by
+ * lws after a partial write) for this long is closed: its slot is free for
+ * a reader that reads. */
+#define EVENTS_STALL_BYTES (64 * 1024)
+#define EVENTS_STALL_US (5 * 1000 * 1000)
 
 /* The seq a reader asking from `since` (0: from now) starts at. */
 static uint64_t events_from(struct proxy *px, struct lws *wsi)
@@ -324,9 +332,25 @@ static int events_reader_gone(struct lws *wsi)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+/* Whether a stream's reader has left EVENTS_STALL_BYTES unsent for
+ * EVENTS_STALL_US: it stopped reading, or reads too slowly to follow. */
+static int events_reader_stalled(struct http_reply *r, uint64_t now)
+{
+	int unsent = 0;
+
+	if (!lws_partial_buffered(r->down) &&
+	    (ioctl(lws_get_socket_fd(r->down), SIOCOUTQ, &unsent) < 0 || unsent < EVENTS_STALL_BYTES)) {
+		r->stalled_us = 0;
+		return 0;
+	}
+	if (!r->stalled_us)
+		r->stalled_us = now;
+	return now - r->stalled_us >= EVENTS_STALL_US;
+}
+
 /* Each proxy tick: keeps the ring fed while a stream is open, closes the
- * streams whose readers have gone, and asks to write to the streams with
- * something to send. */
+ * streams whose readers have gone or stalled, and asks to write to the
+ * streams with something to send. */
 void http_events_tick(struct proxy *px)
 {
 	uint64_t now = util_mono_us();
@@ -335,7 +359,7 @@ void http_events_tick(struct proxy *px)
 		struct http_reply *r = px->events_streams[i];
 		if (!r || !r->headers_sent)
 			continue;
-		if (events_reader_gone(r->down)) {
+		if (events_reader_gone(r->down) || events_reader_stalled(r, now)) {
 			events_stream_forget(px, r);
 			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
 			continue;
