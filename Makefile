@@ -50,17 +50,21 @@ $(B)/obj/common/%.o: tools/common/%.c
 	$(CC) $(CFLAGS) -Itools/common -MMD -MP -c -o $@ $<
 $(B)/obj/%.d: ;
 
-# The dashboard page, built into the binary as the bytes of a C array.
-$(B)/gen/dashboard_html.c: proxy/dashboard.html
+# The dashboard page, built into the binary as the bytes of a C array, and
+# the Content-Security-Policy it is served with (proxy/dashboard_csp.pl).
+$(B)/gen/dashboard_html.c: proxy/dashboard.html proxy/dashboard_csp.pl
 	@mkdir -p $(@D)
 	{ echo '/* Generated from proxy/dashboard.html by the Makefile. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const unsigned char dashboard_html[];'; \
 	  echo 'extern const size_t dashboard_html_len;'; \
+	  echo 'extern const char dashboard_csp[];'; \
 	  echo 'const unsigned char dashboard_html[] = {'; \
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '};'; \
-	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; } > $@
+	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; \
+	  perl proxy/dashboard_csp.pl $<; \
+	} > $@.tmp && mv $@.tmp $@
 $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*.d $(B)/obj/common/*.d)

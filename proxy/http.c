@@ -36,6 +36,7 @@ struct http_reply {
 	int ready, headers_sent;
 	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
 	int stream;                  /* GET /proxy/events as Server-Sent Events: never complete */
+	int admin, dashboard;        /* a /proxy/ answer (admin_headers); the page itself */
 	uint64_t next_seq;           /* a stream's next tail entry */
 	uint64_t sent_us;            /* a stream's last write (monotonic), for keep-alives */
 	uint64_t stalled_us;         /* since when a stream's reader has not taken its bytes; 0: it has */
@@ -186,6 +187,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 
 extern const unsigned char dashboard_html[];
 extern const size_t dashboard_html_len;
+extern const char dashboard_csp[];   /* its inline script and style by hash (Makefile) */
 
 /* GET /proxy/policies: the names a PUT {"name"} takes, from the policy directory. */
 static json_t *admin_policies(struct proxy *px)
@@ -382,9 +384,12 @@ static int text_wanted(struct lws *wsi)
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
 		  const char *path)
 {
-	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET"))
+	r->admin = 1;
+	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET")) {
+		r->dashboard = 1;
 		reply_set(r, 200, "text/html; charset=utf-8", (const char *)dashboard_html,
 			  dashboard_html_len);
+	}
 	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET") && wants_event_stream(wsi))
 		events_stream_start(px, r, wsi);
 	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET"))
@@ -487,6 +492,33 @@ static int common_headers(struct lws *wsi, unsigned status, const char *type, lw
 					    p, end);
 }
 
+/* The headers of every /proxy/ answer: no page of another origin may frame
+ * one (a click on a framed dashboard would switch the policy), none is
+ * sniffed as another type, cached, or told where it was linked from; the
+ * dashboard runs only its own script and style. */
+static int admin_headers(struct lws *wsi, const struct http_reply *r, unsigned char **p,
+			 unsigned char *end)
+{
+	static const struct { const char *name, *value; } fixed[] = {
+		{ "x-frame-options:", "DENY" },
+		{ "x-content-type-options:", "nosniff" },
+		{ "referrer-policy:", "no-referrer" },
+	};
+	/* A stream says no-cache (EventSource readers expect it), the rest no-store. */
+	const char *cache = r->stream ? "no-cache" : "no-store";
+	const char *csp = r->dashboard ? dashboard_csp : "default-src 'none'; frame-ancestors 'none'";
+
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (lws_add_http_header_by_name(wsi, (const unsigned char *)fixed[i].name,
+						(const unsigned char *)fixed[i].value,
+						(int)strlen(fixed[i].value), p, end))
+			return -1;
+	return lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
+					   (const unsigned char *)csp, (int)strlen(csp), p, end) ||
+	       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+					    (const unsigned char *)cache, (int)strlen(cache), p, end);
+}
+
 int http_refuse(struct lws *wsi, unsigned status, const char *why)
 {
 	/* Plain text: why may quote the request's own headers, which must not
@@ -582,13 +614,11 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 	if (!r || !r->ready)
 		return 0;
 	if (!r->headers_sent) {
-		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
+		unsigned char hdr[LWS_PRE + 2048], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
-		static const char no_cache[] = "no-cache";
 		if (common_headers(wsi, (unsigned)r->status, r->content_type,
 				   r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len, &p, end) ||
-		    (r->stream && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-				(const unsigned char *)no_cache, sizeof no_cache - 1, &p, end)) ||
+		    (r->admin && admin_headers(wsi, r, &p, end)) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
 			return -1;
 		r->headers_sent = 1;
