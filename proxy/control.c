@@ -14,6 +14,9 @@
 /* JSON-RPC's codes, as Chrome answers them. */
 enum { ERR_NO_METHOD = -32601, ERR_PARAMS = -32602 };
 
+/* A policy name is a file name: longer ones would be cut in the path. */
+#define POLICY_NAME_MAX 200
+
 int control_is_ours(const char *method, size_t len)
 {
 	return len > sizeof CONTROL_PREFIX - 1 &&
@@ -26,9 +29,10 @@ struct policy *control_policy_by_name(const struct core *core, const char *name,
 	char path[1024];
 	const char *dir = core->policy_dir ? core->policy_dir : "policies";
 
-	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(err, errlen, "'%.200s' is not a policy name (a file name in %s, without .json)",
-			 name, dir);
+	if (!*name || strchr(name, '/') || name[0] == '.' || strlen(name) > POLICY_NAME_MAX) {
+		snprintf(err, errlen, "'%.200s%s' is not a policy name (a file name in %s, without .json, "
+			 "of at most %d bytes)", name, strlen(name) > POLICY_NAME_MAX ? "..." : "", dir,
+			 POLICY_NAME_MAX);
 		return NULL;
 	}
 	snprintf(path, sizeof path, "%s/%.200s.json", dir, name);
@@ -118,6 +122,11 @@ static json_t *mark(struct core_conn *cc, const char *sid, json_t *params, int *
 		snprintf(msg, msglen, "CDPProxy.mark takes {label: \"...\"}");
 		return NULL;
 	}
+	if (json_string_length(label) > CONTROL_LABEL_MAX) {
+		*code = ERR_PARAMS;
+		snprintf(msg, msglen, "CDPProxy.mark: label longer than %d bytes", CONTROL_LABEL_MAX);
+		return NULL;
+	}
 	cc->core->marks++;
 	if (cc->core->tail)
 		tail_note(cc->core->tail, "mark", cc->id, json_string_value(label), cc->core->read_wall_us);
@@ -130,6 +139,13 @@ static json_t *mark(struct core_conn *cc, const char *sid, json_t *params, int *
 		log_event_at(cc->core->log, cc->core->read_wall_us, cc->id, "mark", f);
 	}
 	return json_object();
+}
+
+json_t *control_too_large(const char *method, int *code, char *msg, size_t msglen)
+{
+	*code = ERR_PARAMS;
+	snprintf(msg, msglen, "%.100s: params longer than %d bytes", method, CONTROL_PARAMS_MAX);
+	return NULL;
 }
 
 json_t *control_command(struct core_conn *cc, const char *method, const char *sid,

@@ -7,6 +7,12 @@
 
 #include "core.h"
 
+/* The most a CDPProxy command's params may take (a policy given inline, as
+ * PUT /proxy/policy's body), and a mark's label: past them, an error
+ * without parsing or logging them. */
+#define CONTROL_PARAMS_MAX (1024 * 1024)
+#define CONTROL_LABEL_MAX 1024
+
 /* The method's domain is CDPProxy (len bytes, not NUL-terminated)? */
 int control_is_ours(const char *method, size_t len);
 /* Carries out the CDPProxy command `method` with params (borrowed; an
@@ -15,6 +21,9 @@ int control_is_ours(const char *method, size_t len);
  * and message (msglen bytes) filled in. */
 json_t *control_command(struct core_conn *cc, const char *method, const char *sid,
 			json_t *params, int *code, char *msg, size_t msglen);
+/* The error answer to a command whose params are over CONTROL_PARAMS_MAX:
+ * NULL, with code and message filled as control_command does. */
+json_t *control_too_large(const char *method, int *code, char *msg, size_t msglen);
 /* The policy named name: the file NAME.json in the core's policy directory
  * (no path: nothing outside it). NULL with the reason in err. */
 struct policy *control_policy_by_name(const struct core *core, const char *name,

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -34,8 +36,10 @@ struct http_reply {
 	int ready, headers_sent;
 	int want_body;               /* PUT /proxy/policy: the answer waits for the body */
 	int stream;                  /* GET /proxy/events as Server-Sent Events: never complete */
+	int admin, dashboard;        /* a /proxy/ answer (admin_headers); the page itself */
 	uint64_t next_seq;           /* a stream's next tail entry */
 	uint64_t sent_us;            /* a stream's last write (monotonic), for keep-alives */
+	uint64_t stalled_us;         /* since when a stream's reader has not taken its bytes; 0: it has */
 	lws_sorted_usec_list_t timer;  /* Chrome must have answered by then */
 	char *req_body;
 	size_t req_len, body_seen;
@@ -183,6 +187,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 
 extern const unsigned char dashboard_html[];
 extern const size_t dashboard_html_len;
+extern const char dashboard_csp[];   /* its inline script and style by hash (Makefile) */
 
 /* GET /proxy/policies: the names a PUT {"name"} takes, from the policy directory. */
 static json_t *admin_policies(struct proxy *px)
@@ -209,6 +214,11 @@ static json_t *admin_policies(struct proxy *px)
 #define EVENTS_MAX 2000
 #define EVENTS_STREAM_BATCH 500           /* entries an event at most: one write */
 #define EVENTS_KEEPALIVE_US (15 * 1000 * 1000)
+/* A stream whose reader leaves this much unsent (in the socket, or held by
+ * lws after a partial write) for this long is closed: its slot is free for
+ * a reader that reads. */
+#define EVENTS_STALL_BYTES (64 * 1024)
+#define EVENTS_STALL_US (5 * 1000 * 1000)
 
 /* The seq a reader asking from `since` (0: from now) starts at. */
 static uint64_t events_from(struct proxy *px, struct lws *wsi)
@@ -324,9 +334,25 @@ static int events_reader_gone(struct lws *wsi)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+/* Whether a stream's reader has left EVENTS_STALL_BYTES unsent for
+ * EVENTS_STALL_US: it stopped reading, or reads too slowly to follow. */
+static int events_reader_stalled(struct http_reply *r, uint64_t now)
+{
+	int unsent = 0;
+
+	if (!lws_partial_buffered(r->down) &&
+	    (ioctl(lws_get_socket_fd(r->down), SIOCOUTQ, &unsent) < 0 || unsent < EVENTS_STALL_BYTES)) {
+		r->stalled_us = 0;
+		return 0;
+	}
+	if (!r->stalled_us)
+		r->stalled_us = now;
+	return now - r->stalled_us >= EVENTS_STALL_US;
+}
+
 /* Each proxy tick: keeps the ring fed while a stream is open, closes the
- * streams whose readers have gone, and asks to write to the streams with
- * something to send. */
+ * streams whose readers have gone or stalled, and asks to write to the
+ * streams with something to send. */
 void http_events_tick(struct proxy *px)
 {
 	uint64_t now = util_mono_us();
@@ -335,7 +361,7 @@ void http_events_tick(struct proxy *px)
 		struct http_reply *r = px->events_streams[i];
 		if (!r || !r->headers_sent)
 			continue;
-		if (events_reader_gone(r->down)) {
+		if (events_reader_gone(r->down) || events_reader_stalled(r, now)) {
 			events_stream_forget(px, r);
 			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
 			continue;
@@ -358,9 +384,12 @@ static int text_wanted(struct lws *wsi)
 static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const char *method,
 		  const char *path)
 {
-	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET"))
+	r->admin = 1;
+	if ((!strcmp(path, "/proxy/") || !strcmp(path, "/proxy")) && !strcmp(method, "GET")) {
+		r->dashboard = 1;
 		reply_set(r, 200, "text/html; charset=utf-8", (const char *)dashboard_html,
 			  dashboard_html_len);
+	}
 	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET") && wants_event_stream(wsi))
 		events_stream_start(px, r, wsi);
 	else if (!strcmp(path, "/proxy/events") && !strcmp(method, "GET"))
@@ -463,6 +492,33 @@ static int common_headers(struct lws *wsi, unsigned status, const char *type, lw
 					    p, end);
 }
 
+/* The headers of every /proxy/ answer: no page of another origin may frame
+ * one (a click on a framed dashboard would switch the policy), none is
+ * sniffed as another type, cached, or told where it was linked from; the
+ * dashboard runs only its own script and style. */
+static int admin_headers(struct lws *wsi, const struct http_reply *r, unsigned char **p,
+			 unsigned char *end)
+{
+	static const struct { const char *name, *value; } fixed[] = {
+		{ "x-frame-options:", "DENY" },
+		{ "x-content-type-options:", "nosniff" },
+		{ "referrer-policy:", "no-referrer" },
+	};
+	/* A stream says no-cache (EventSource readers expect it), the rest no-store. */
+	const char *cache = r->stream ? "no-cache" : "no-store";
+	const char *csp = r->dashboard ? dashboard_csp : "default-src 'none'; frame-ancestors 'none'";
+
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (lws_add_http_header_by_name(wsi, (const unsigned char *)fixed[i].name,
+						(const unsigned char *)fixed[i].value,
+						(int)strlen(fixed[i].value), p, end))
+			return -1;
+	return lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
+					   (const unsigned char *)csp, (int)strlen(csp), p, end) ||
+	       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+					    (const unsigned char *)cache, (int)strlen(cache), p, end);
+}
+
 int http_refuse(struct lws *wsi, unsigned status, const char *why)
 {
 	/* Plain text: why may quote the request's own headers, which must not
@@ -558,13 +614,11 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 	if (!r || !r->ready)
 		return 0;
 	if (!r->headers_sent) {
-		unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start;
+		unsigned char hdr[LWS_PRE + 2048], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
-		static const char no_cache[] = "no-cache";
 		if (common_headers(wsi, (unsigned)r->status, r->content_type,
 				   r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len, &p, end) ||
-		    (r->stream && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-				(const unsigned char *)no_cache, sizeof no_cache - 1, &p, end)) ||
+		    (r->admin && admin_headers(wsi, r, &p, end)) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
 			return -1;
 		r->headers_sent = 1;

@@ -19,6 +19,26 @@ static struct msg *msg_from_json(json_t *j)
 	return m;
 }
 
+/* Serializes object j into a new message ending with "sessionId": the
+ * string sid of buf, its bytes as they came (escapes, and bytes that are
+ * not UTF-8, which jansson would refuse), as Chrome echoes them. */
+static struct msg *msg_from_json_sid(json_t *j, const char *buf, const struct scan_str *sid)
+{
+	static const char key[] = ",\"sessionId\":\"";
+	size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
+	struct msg *m = msg_new(n + sizeof key - 1 + sid->len + 2);
+	char *out = (char *)m->buf + MSG_PRE;
+
+	m->len = json_dumpb(j, out, n, JSON_COMPACT) - 1;   /* without its '}' */
+	memcpy(out + m->len, key, sizeof key - 1);
+	m->len += sizeof key - 1;
+	memcpy(out + m->len, buf + sid->off, sid->len);
+	m->len += sid->len;
+	memcpy(out + m->len, "\"}", 2);
+	m->len += 2;
+	return m;
+}
+
 #define NAME_BYTES SESSIONS_NAME   /* a logged method or session id, decoded */
 
 /* The bytes of str in buf as the proxy keeps a name: at most NAME_BYTES - 1
@@ -128,17 +148,15 @@ static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *
  * (its response will be consumed) or an answer to the client, which is
  * logged under its command's method and the action that made it; it counts
  * against the budget of the side whose message caused it (producer). Takes j. */
-static void route_emit(struct core_conn *cc, enum side to, json_t *j, const char *answers,
-		       const char *action, enum side producer)
+static void route_emit_msg(struct core_conn *cc, enum side to, struct msg *m, const char *answers,
+			   const char *action, enum side producer)
 {
-	struct msg *m = msg_from_json(j);
 	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
 	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
 	struct log_rec rec = { .conn = cc->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
 			       .by_proxy = 1, .body = buf, .body_len = m->len };
 
-	json_decref(j);
 	if (scan_message(buf, m->len, &r) == 0) {   /* always: we wrote it */
 		rec_scanned(&rec, buf, &r, method, session);
 		if (answers)
@@ -153,6 +171,16 @@ static void route_emit(struct core_conn *cc, enum side to, json_t *j, const char
 		count_evicted(cc);
 	count_and_log(cc, !to, &rec, 1);
 	core_enqueue(cc, to, m, producer);
+}
+
+/* route_emit_msg of j serialized. Takes j. */
+static void route_emit(struct core_conn *cc, enum side to, json_t *j, const char *answers,
+		       const char *action, enum side producer)
+{
+	struct msg *m = msg_from_json(j);
+
+	json_decref(j);
+	route_emit_msg(cc, to, m, answers, action, producer);
 }
 
 /* Sends Chrome a command of the proxy's own on session sid. */
@@ -223,13 +251,15 @@ void route_sync(struct core_conn *cc)
 	}
 }
 
-/* Answers the client's command r itself: with result (taken) or, when it
- * is NULL, the error code and message; logged with the action that did. */
-static void route_reply(struct core_conn *cc, const struct scan_result *r, const char *session,
+/* Answers the client's command r (scanned from buf) itself: with result
+ * (taken) or, when it is NULL, the error code and message, and the
+ * command's sessionId as it came; logged with the action that did. */
+static void route_reply(struct core_conn *cc, const struct scan_result *r, const char *buf,
 			const char *method, json_t *result, json_int_t code, const char *message,
 			const char *action)
 {
 	json_t *j = json_object();
+	struct msg *m;
 
 	json_object_set_new(j, "id", json_integer((json_int_t)r->id));
 	if (result)
@@ -237,16 +267,16 @@ static void route_reply(struct core_conn *cc, const struct scan_result *r, const
 	else
 		json_object_set_new(j, "error", json_pack("{s:I, s:o}", "code", code,
 				    "message", util_json_bytes(message, strlen(message))));
-	if (r->session.present)
-		json_object_set_new(j, "sessionId", json_string(session));
-	route_emit(cc, DOWN, j, method, action, DOWN);
+	m = r->session.present ? msg_from_json_sid(j, buf, &r->session) : msg_from_json(j);
+	json_decref(j);
+	route_emit_msg(cc, DOWN, m, method, action, DOWN);
 }
 
 /* The client's command answered by the proxy: a stub's result or a reject's error. */
-static void route_answer(struct core_conn *cc, const struct scan_result *r, const char *session,
+static void route_answer(struct core_conn *cc, const struct scan_result *r, const char *buf,
 			 const char *method, const struct policy_rule *rule)
 {
-	route_reply(cc, r, session, method,
+	route_reply(cc, r, buf, method,
 		    rule->action == ACT_STUB ? json_incref(rule->result) : NULL,
 		    (json_int_t)rule->code, rule->message, policy_action_name(rule->action));
 }
@@ -255,15 +285,19 @@ static void route_answer(struct core_conn *cc, const struct scan_result *r, cons
 static void route_control(struct core_conn *cc, const struct scan_result *r, const char *buf,
 			  struct log_rec *rec, const char *method, const char *session)
 {
-	json_t *params = sessions_object_at(buf, &r->params), *result;
+	/* Params past the bound are not even parsed: a 200 MiB label must not
+	 * hold up the loop. */
+	json_t *params = r->params.len > CONTROL_PARAMS_MAX ? NULL :
+		sessions_object_at(buf, &r->params), *result;
 	char msg[600] = "";
 	int code = 0;
 
 	rec->action = "control";
 	count_and_log(cc, DOWN, rec, 1);
-	result = control_command(cc, method, session, params, &code, msg, sizeof msg);
+	result = params ? control_command(cc, method, session, params, &code, msg, sizeof msg) :
+		control_too_large(method, &code, msg, sizeof msg);
 	json_decref(params);
-	route_reply(cc, r, session, method, result, code, msg, "control");
+	route_reply(cc, r, buf, method, result, code, msg, "control");
 }
 
 /* Rewrites m's params (result for a response) by rule. Returns the new
@@ -365,7 +399,7 @@ void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 			sessions_on_stub(&cc->sessions, session, name, client_params);
 			json_decref(client_params);
 		}
-		route_answer(cc, &r, session, name, rule);
+		route_answer(cc, &r, buf, name, rule);
 		msg_free(m);
 		return;
 	case ACT_DROP:

@@ -239,12 +239,17 @@ void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 	*slot = pe;
 }
 
-/* X.enable sets domain X to params in set; X.disable removes it. */
+/* X.enable sets domain X to params in set; X.disable removes it. A set
+ * holds SESSIONS_DOMAINS_MAX domains at most: a policy that stubs "*.enable"
+ * must not let a client grow it with made-up domains. */
 static void set_enabled(json_t *set, const char *method, enum pending_effect effect,
 			json_t *params)
 {
 	size_t dlen = strcspn(method, ".");
 
+	if (effect == EFFECT_ENABLE && json_object_size(set) >= SESSIONS_DOMAINS_MAX &&
+	    !json_object_getn(set, method, dlen))
+		return;
 	if (effect == EFFECT_ENABLE)
 		json_object_setn_new(set, method, dlen, params ? json_incref(params) : json_object());
 	else if (effect == EFFECT_DISABLE)
@@ -277,9 +282,11 @@ static void apply_response(struct sessions *s, const char *sid, const struct pen
 
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params)
 {
-	struct session *se = session_get_or_add(s, sid, strlen(sid));
+	/* Only a session Chrome told of: the id is the client's word. */
+	struct session *se = sessions_get(s, sid);
 
-	set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
+	if (se)
+		set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
 }
 
 int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,

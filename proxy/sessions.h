@@ -26,6 +26,8 @@ enum pending_effect { EFFECT_NONE, EFFECT_ENABLE, EFFECT_DISABLE, EFFECT_ATTACH 
 /* Room for a method or session id as the proxy keeps it: decoded, cut to
  * SESSIONS_NAME - 1 bytes (at a character's start), NUL-terminated. */
 #define SESSIONS_NAME 128
+/* Domains a session's enabled sets hold at most (the protocol has 56). */
+#define SESSIONS_DOMAINS_MAX 128
 
 /* A command waiting for its response. */
 struct pending {
@@ -86,7 +88,8 @@ int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,
 			 uint64_t now_us, struct sessions_match *m);
 
 /* The client's X.enable or X.disable (method) on session sid was answered by
- * the proxy: record what the client asked for. params is borrowed. */
+ * the proxy: record what the client asked for, if sid is a session the
+ * sessions know (the client's word makes none). params is borrowed. */
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params);
 
 /* Follows Target.attachedToTarget, detachedFromTarget, targetInfoChanged

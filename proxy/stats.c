@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol.h"
 #include "table.h"
 #include "util.h"
 
 #define UNMATCHED "(unmatched)"
+#define OTHER_METHODS "(other methods)"
+#define HLL_BITS 10                    /* 1,024 registers: about 3% error */
 
 struct counts {
 	uint64_t messages[2], bytes[2];  /* indexed by enum stats_dir */
@@ -28,6 +31,11 @@ struct stats {
 	size_t last_len;
 	struct method_stats *last;
 	uint64_t pending_evicted;  /* commands forgotten unanswered (sessions.h) */
+	/* Names the protocol does not define get records of their own up to
+	 * STATS_OTHER_METHODS; later ones share the OTHER_METHODS record, and
+	 * how many distinct names did is estimated (HyperLogLog). */
+	size_t unlisted;
+	uint8_t hll[1 << HLL_BITS];
 };
 
 /* One line of a printed table, or one entry of the JSON output. */
@@ -119,9 +127,57 @@ void stats_free(struct stats *st)
 	free(st);
 }
 
+/* The names route.c files messages without a method under. */
+static int internal_name(const char *name, size_t len)
+{
+	static const char *const names[] = { UNMATCHED, "(binary)", "(invalid)", "(other)" };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (len == strlen(names[i]) && !memcmp(name, names[i], len))
+			return 1;
+	return 0;
+}
+
+/* Adds a name that fell into OTHER_METHODS to the distinct-count sketch. */
+static void hll_add(struct stats *st, const char *name, size_t len)
+{
+	uint64_t h = table_hash(name, len);
+	uint64_t rest;
+	int rank;
+
+	/* splitmix64's finaliser: every bit of the hash depends on every other. */
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	rest = h << HLL_BITS;
+	rank = rest ? __builtin_clzll(rest) + 1 : 64 - HLL_BITS + 1;
+	if (rank > st->hll[h >> (64 - HLL_BITS)])
+		st->hll[h >> (64 - HLL_BITS)] = (uint8_t)rank;
+}
+
+/* HyperLogLog's estimate of the distinct names in the sketch, with its
+ * small-range correction (linear counting while registers are empty). */
+static uint64_t hll_estimate(const struct stats *st)
+{
+	const double m = 1 << HLL_BITS, alpha = 0.7213 / (1 + 1.079 / m);
+	double sum = 0, e;
+	size_t zeros = 0;
+
+	for (size_t i = 0; i < sizeof st->hll; i++) {
+		sum += ldexp(1.0, -st->hll[i]);
+		zeros += !st->hll[i];
+	}
+	e = alpha * m * m / sum;
+	if (e <= 2.5 * m && zeros)
+		e = m * log(m / (double)zeros);
+	return (uint64_t)llround(e);
+}
+
 /* The record of method, created on first sight. A missing or empty method is
  * filed under "(unmatched)". Looks up before inserting so that a method seen
- * before costs one hash and no allocation. */
+ * before costs one hash and no allocation. The table is bounded: every name
+ * the protocol defines, the internal ones, and STATS_OTHER_METHODS others;
+ * later names share one record. */
 static struct method_stats *method_get(struct stats *st, const char *method, size_t mlen)
 {
 	void **v;
@@ -133,6 +189,16 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 	if (st->last && mlen == st->last_len && !memcmp(method, st->last_name, mlen))
 		return st->last;
 	v = table_get(&st->methods, method, mlen);
+	if (!v && !protocol_known(method, mlen) && !internal_name(method, mlen)) {
+		if (st->unlisted < STATS_OTHER_METHODS) {
+			st->unlisted++;
+		} else {
+			hll_add(st, method, mlen);
+			method = OTHER_METHODS;
+			mlen = strlen(OTHER_METHODS);
+			v = table_get(&st->methods, method, mlen);
+		}
+	}
 	if (!v) {
 		v = table_put(&st->methods, method, mlen);
 		*v = xcalloc(1, sizeof(struct method_stats));
@@ -152,6 +218,8 @@ void stats_reset(struct stats *st)
 	st->last = NULL;
 	st->last_len = 0;
 	st->pending_evicted = 0;
+	st->unlisted = 0;
+	memset(st->hll, 0, sizeof st->hll);
 }
 
 void stats_count(struct stats *st, const char *method, size_t mlen,
@@ -233,8 +301,11 @@ json_t *stats_json(const struct stats *st)
 	for (size_t i = 0; (s = table_next(&dt, &i)); )
 		set_raw_key(domains, s->key, s->klen, counts_json(s->val));
 	table_free(&dt, free);
-	return json_pack("{s:o,s:o,s:I}", "methods", methods, "domains", domains,
-			 "pending_evicted", (json_int_t)st->pending_evicted);
+	return json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:I}}", "methods", methods, "domains", domains,
+			 "pending_evicted", (json_int_t)st->pending_evicted,
+			 "other_methods", "limit", (json_int_t)STATS_OTHER_METHODS,
+			 "named", (json_int_t)st->unlisted,
+			 "pooled_names", (json_int_t)hll_estimate(st));
 }
 
 void stats_add_evicted(struct stats *st, uint64_t n)

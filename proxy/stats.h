@@ -27,6 +27,11 @@ enum stats_dir { STATS_TO_UP = 0, STATS_TO_DOWN = 1 };  /* to Chrome, to the cli
 
 struct stats;
 
+/* Method names the protocol does not define (protocol.h) that get a record
+ * of their own; later ones all go to one "(other methods)" record, so the
+ * table, and what serialises it, stays bounded whatever clients send. */
+#define STATS_OTHER_METHODS 256
+
 struct stats *stats_new(void);
 void stats_free(struct stats *st);
 /* Counts one message of `bytes` going in direction dir, filed under method
@@ -44,7 +49,10 @@ void stats_add_evicted(struct stats *st, uint64_t n);
 void stats_reset(struct stats *st);
 /* {"methods":{M:{"messages":[up,down],"bytes":[up,down],"rtt_us":hist}},
  *  "domains":{D:{"messages":[up,down],"bytes":[up,down]}}}; a domain is the
- * part of the method before the first '.'; "pending_evicted": see above. */
+ * part of the method before the first '.'; "pending_evicted": see above;
+ * "other_methods":{"limit","named","pooled_names"}: STATS_OTHER_METHODS, the
+ * names outside the protocol with a record of their own, and an estimate
+ * (within a few %) of the distinct names counted under "(other methods)". */
 json_t *stats_json(const struct stats *st);
 /* The same as a human-readable table, busiest methods first. */
 void stats_print(const struct stats *st, FILE *out);

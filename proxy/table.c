@@ -7,7 +7,7 @@
 
 #include "util.h"
 
-static uint64_t hash_bytes(const void *key, size_t klen)
+uint64_t table_hash(const void *key, size_t klen)
 {
 	/* Eight bytes a step, each step multiplied and folded: keys are short
 	 * but not tiny (a pending command's key holds a 32-character session id),
@@ -70,7 +70,7 @@ static struct table_slot *find(const struct table *t, const void *key, size_t kl
 
 void **table_get(const struct table *t, const void *key, size_t klen)
 {
-	struct table_slot *s = find(t, key, klen, hash_bytes(key, klen));
+	struct table_slot *s = find(t, key, klen, table_hash(key, klen));
 
 	return s && s->hash ? &s->val : NULL;
 }
@@ -100,7 +100,7 @@ static void grow(struct table *t)
 
 void **table_put(struct table *t, const void *key, size_t klen)
 {
-	uint64_t h = hash_bytes(key, klen);
+	uint64_t h = table_hash(key, klen);
 	struct table_slot *s = find(t, key, klen, h);
 
 	if (s && s->hash)
@@ -121,7 +121,7 @@ void **table_put(struct table *t, const void *key, size_t klen)
 
 void *table_del(struct table *t, const void *key, size_t klen)
 {
-	struct table_slot *s = find(t, key, klen, hash_bytes(key, klen));
+	struct table_slot *s = find(t, key, klen, table_hash(key, klen));
 	size_t mask = t->cap - 1, i, j;
 	void *val;
 

@@ -32,5 +32,7 @@ void **table_put(struct table *t, const void *key, size_t klen);
 void *table_del(struct table *t, const void *key, size_t klen);
 /* Iteration: for (i = 0; (s = table_next(t, &i)); ) ... visits every entry once. */
 struct table_slot *table_next(const struct table *t, size_t *i);
+/* The table's 64-bit hash of key (never 0), for other uses of the same mix. */
+uint64_t table_hash(const void *key, size_t klen);
 
 #endif

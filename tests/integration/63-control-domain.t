@@ -71,6 +71,73 @@ test('Puppeteer createCDPSession: setPolicy and mark', ALL, async () => {
   assert.ok(log.some((r) => r.kind === 'policy' && r.name === 'no-network' && r.via === 'CDPProxy.setPolicy'), 'the switch is logged with how it came');
 });
 
+test('what a client gives CDPProxy is bounded: a label of 1 KiB, params of 1 MiB, a policy name', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const cdp = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+  try {
+    const fits = await cdp.send('CDPProxy.mark', { label: 'k'.repeat(1024) });
+    assert.deepEqual(fits.result, {}, `a 1,024-byte label is taken: ${JSON.stringify(fits.error)}`);
+    const long = await cdp.send('CDPProxy.mark', { label: 'L'.repeat(1025) });
+    assert.deepEqual(long.error, { code: -32602, message: 'CDPProxy.mark: label longer than 1024 bytes' },
+      'a longer label is a CDP error saying why');
+    const t0 = Date.now();
+    const huge = await cdp.send('CDPProxy.mark', { label: 'H'.repeat(4 << 20) });
+    assert.deepEqual(huge.error, { code: -32602, message: 'CDPProxy.mark: params longer than 1048576 bytes' },
+      `params over 1 MiB are refused unparsed (${Date.now() - t0} ms)`);
+    const name = await cdp.send('CDPProxy.setPolicy', { name: 'p'.repeat(300) });
+    assert.equal(name.error && name.error.code, -32602, 'a policy name longer than a file name is refused');
+    assert.match(name.error.message, /is not a policy name .*at most 200 bytes/, name.error.message.slice(0, 300));
+    assert.ok(name.error.message.length < 600, 'and the answer does not quote all of it');
+  } finally {
+    await cdp.close();
+  }
+  const log = await h.waitForLog(env.proxy.logPath, (l) => l.some((r) => r.kind === 'mark' && r.label === 'k'.repeat(1024)),
+    'the 1 KiB mark');
+  assert.deepEqual(log.filter((r) => r.kind === 'mark' && r.label.length > 1024).map((r) => r.label.length), [],
+    'no mark record with a longer label');
+});
+
+test('control and stub answers echo the command\'s sessionId byte for byte, UTF-8 or not', ALL, async () => {
+  const version = await h.getJSON(`${env.endpoint}/json/version`);
+  const ws = await h.wsConnect(version.webSocketDebuggerUrl, { skipUTF8Validation: true });
+  const answers = new Map();
+  ws.on('message', (data) => {
+    const m = /^\{"id":(\d+),/.exec(data.toString('latin1'));
+    if (m) answers.set(Number(m[1]), data);
+  });
+  // Raw bytes of a text frame: {"id":N,"method":M,"params":P,"sessionId":"<sid>"}
+  const send = async (id, method, params, sid) => {
+    ws.send(Buffer.concat([Buffer.from(`{"id":${id},"method":"${method}","params":${JSON.stringify(params)},"sessionId":"`),
+      sid, Buffer.from('"}')]), { binary: false });
+    return h.waitFor(() => answers.get(id), { what: `the answer to ${id} ${method}` });
+  };
+  const tail = (sid) => Buffer.concat([Buffer.from(',"sessionId":"'), sid, Buffer.from('"}')]);
+  try {
+    const sids = [Buffer.from([0xff, 0xfe, 0x41, 0xc3]), Buffer.from('\\ud800\\u0041-escaped'),
+      Buffer.from('S'.repeat(300))];
+    let id = 1;
+    for (const sid of sids) {
+      const a = await send(id, 'CDPProxy.getPolicy', {}, sid);
+      assert.ok(a.subarray(a.length - sid.length - 16).equals(tail(sid)),
+        `a control answer ends with the sessionId as sent (${sid.subarray(0, 20).toString('latin1')}): ` +
+        `${a.subarray(a.length - 60).toString('latin1')}`);
+      id++;
+    }
+    const set = await send(id++, 'CDPProxy.setPolicy', { name: 'no-network' }, Buffer.from(''));
+    assert.match(set.toString(), /"name":"no-network"/, 'the policy stubs Network.enable');
+    for (const sid of sids) {
+      const a = await send(id, 'Network.enable', {}, sid);
+      assert.ok(a.subarray(a.length - sid.length - 16).equals(tail(sid)),
+        `a stub answer ends with the sessionId as sent: ${a.subarray(a.length - 60).toString('latin1')}`);
+      assert.ok(a.toString('latin1').startsWith(`{"id":${id},"result":`), `a stub's result: ${a.toString('latin1').slice(0, 80)}`);
+      id++;
+    }
+    await send(id++, 'CDPProxy.setPolicy', { name: 'passthrough' }, Buffer.from(''));
+  } finally {
+    ws.close();
+  }
+});
+
 test('the proxy exits cleanly with a valid log', ALL, async () => {
   const result = await env.stopProxy();
   h.checkProxyExit(assert, result, env.proxy.logPath);

@@ -4,11 +4,15 @@
 // Playwright) while a Playwright session works through the proxy: the
 // session shows with its URL and Network.enable, the switcher changes the
 // policy, the live tail shows the session's messages, text from the browser
-// stays text, and the page logs no error. The screenshot is left in
+// stays text, and the page logs no error (so its Content-Security-Policy
+// lets its own script and style run). The screenshot is left in
 // build/dashboard.png. With --token, the page and its endpoints need it.
+// No page of another origin may frame it: a page on another port that
+// tries gets the frame blocked.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
+const http = require('node:http');
 const path = require('node:path');
 const h = require('./lib/harness');
 
@@ -77,6 +81,51 @@ test('a page of another origin may not switch the policy', ALL, async () => {
     body: '{"name":"passthrough"}',
   });
   assert.equal(own.status, 200, `the proxy's own origin (its dashboard): ${own.status} ${own.body}`);
+});
+
+test('the dashboard and the /proxy/ answers carry the headers that stop framing, sniffing and caching', ALL, async () => {
+  for (const p of ['/proxy/', '/proxy/stats', '/proxy/policy', '/proxy/policies', '/proxy/events', '/proxy/nothing']) {
+    const r = await h.httpRequest(`${env.endpoint}${p}`);
+    assert.match(r.headers['content-security-policy'] || '', /frame-ancestors 'none'/, `${p}: CSP frame-ancestors 'none'`);
+    assert.equal(r.headers['x-frame-options'], 'DENY', `${p}: X-Frame-Options`);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', `${p}: X-Content-Type-Options`);
+    assert.equal(r.headers['referrer-policy'], 'no-referrer', `${p}: Referrer-Policy`);
+    assert.equal(r.headers['cache-control'], 'no-store', `${p}: Cache-Control`);
+  }
+  const page = await h.httpRequest(`${env.endpoint}/proxy/`);
+  const csp = page.headers['content-security-policy'];
+  assert.match(csp, /default-src 'self'/, `the dashboard's CSP: ${csp}`);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, 'no inline script or style but its own, by hash');
+});
+
+test('a page on another port that frames the dashboard gets the frame blocked', ALL, async () => {
+  const target = `${env.endpoint}/proxy/`;
+  const framer = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><title>framer</title><iframe id="f" src="${target}" width="800" height="600"></iframe>`);
+  });
+  await new Promise((r) => framer.listen(0, '127.0.0.1', r));
+  const { chromium } = h.client('playwright-core');
+  const viewer = await chromium.launch({ executablePath: h.CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await viewer.newPage();
+    const messages = [];
+    page.on('console', (m) => messages.push(m.text()));
+    const dashLoads = [];
+    page.on('response', (r) => { if (r.url().startsWith(target)) dashLoads.push(r.status()); });
+    await page.goto(`http://127.0.0.1:${framer.address().port}/`);
+    await h.waitFor(() => dashLoads.length > 0, { what: 'the frame\'s request for the dashboard' });
+    await page.waitForTimeout(1000);
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    let controls = null;
+    try { controls = frame ? await frame.$('#pol-switch') : null; } catch { controls = null; }
+    assert.equal(controls, null, `the framed dashboard has no switch to click (frame at ${frame && frame.url()})`);
+    assert.ok(messages.some((m) => /frame-ancestors|X-Frame-Options/.test(m)),
+      `Chromium says why it blocked the frame: ${JSON.stringify(messages).slice(0, 400)}`);
+  } finally {
+    await viewer.close();
+    framer.close();
+  }
 });
 
 test('the proxy exits cleanly', ALL, async () => {

@@ -173,9 +173,47 @@ test('a stalled reader while 100k events pass: bounded memory, then told what it
     `proxy RSS ${base} KiB at start, peak ${peakNone} KiB with no reader, ${peakStalled} KiB with the stalled one`);
   if (!process.env.CDPPROXY_SANITIZED)
     assert.ok(peakStalled - peakNone < 4 * 1024, `a stalled reader costs ${peakStalled - peakNone} KiB of peak RSS (< 4 MiB)`);
-  // Now it reads: the events it gets say how many entries it missed.
+  // A reader stalled for less than the eviction time that then reads: the
+  // events it gets say how many entries it missed (20k overrun the ring).
+  reader.sock.destroy();
+  reader = await stalledReader(proxy.port);
+  await cdp.call('Echo.flood', { count: 20000, size: 1024 });
   reader.sock.resume();
   await h.waitFor(() => /"lost":[1-9]/.test(reader.got), { what: 'an event saying entries were lost', timeout: 10000 });
   reader.sock.destroy();
+  cdp.close();
+}));
+
+// The README's bound: a stream with 64 KiB unsent for 5 s is closed.
+const EVICT_MS = 5000;
+
+test('eight readers that never read lose their streams once 64 KiB stay unsent 5 s; a ninth then gets one', ALL, () => withProxy([], async (proxy) => {
+  const cdp = await h.RawCDP.connect(`ws://127.0.0.1:${proxy.port}/devtools/page/stall`);
+  const readers = [];
+  for (let i = 0; i < 8; i++) readers.push(await stalledReader(proxy.port));
+  const refused = await openStream(proxy.port);
+  assert.equal(refused.res.statusCode, 503, 'eight streams held: the ninth is refused');
+  // Entries keep coming, so the streams have bytes to send that nobody takes.
+  let flooding = true;
+  const flood = (async () => { while (flooding) await cdp.call('Echo.flood', { count: 2000, size: 1024 }); })();
+  const t0 = Date.now();
+  let ninth;
+  try {
+    await h.waitFor(async () => {
+      ninth = await openStream(proxy.port);
+      if (ninth.res.statusCode === 200) return true;
+      return false;
+    }, { what: 'a stalled stream\'s slot for a ninth reader', timeout: EVICT_MS + 10000, interval: 250 });
+  } finally {
+    flooding = false;
+    await flood;
+  }
+  const waited = Date.now() - t0;
+  console.log(`# a ninth reader got a stream ${waited} ms after the entries began`);
+  await cdp.call('Echo.echo', { size: 10 });
+  await h.waitFor(() => entries(ninth).some((e) => e.kind === 'response' && e.method === 'Echo.echo'),
+    { what: 'the ninth reader\'s stream to carry entries' });
+  ninth.req.destroy();
+  for (const r of readers) r.sock.destroy();
   cdp.close();
 }));

@@ -4,7 +4,9 @@
 // a policy stubs, and commands Chrome never answers. Whatever the proxy
 // queues, whoever wrote it, counts against --queue-bytes and pauses the side
 // that produced it, so peak RSS stays within the README's bound; afterwards
-// the proxy is alive and a real Playwright session through it works.
+// the proxy is alive and a real Playwright session through it works. And a
+// million distinct method names: the stats stay bounded, and so does what
+// /proxy/stats costs.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -188,6 +190,91 @@ test('30,000 commands an upstream never answers: the oldest are forgotten and co
     proxy.removeDir();
     wss.close();
     server.close();
+    assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  }
+});
+
+// Reads the server's frames off a raw socket and counts them (each a whole
+// unmasked text frame, as cdp-echo sends them).
+function frameCounter(sock, onFrames) {
+  let buf = Buffer.alloc(0);
+  sock.on('data', (d) => {
+    buf = buf.length ? Buffer.concat([buf, d]) : d;
+    let off = 0, n = 0;
+    for (;;) {
+      if (buf.length - off < 2) break;
+      let len = buf[off + 1] & 127, head = 2;
+      if (len === 126) { if (buf.length - off < 4) break; len = buf.readUInt16BE(off + 2); head = 4; }
+      else if (len === 127) { if (buf.length - off < 10) break; len = Number(buf.readBigUInt64BE(off + 2)); head = 10; }
+      if (buf.length - off < head + len) break;
+      off += head + len;
+      n++;
+    }
+    buf = buf.subarray(off);
+    if (n) onFrames(n);
+  });
+}
+
+test('a million distinct method names: /proxy/stats answers within 100 ms, peak RSS within the bound', ALL, async () => {
+  // The issue's reproducer: batches of 500 commands {"id":N,"method":"D<N%97>.m<32 hex>"}
+  // over one WebSocket to a proxy in front of cdp-echo (which answers each).
+  const N = Number(process.env.CDPPROXY_FLOOD_NAMES || 1000000), BATCH = 500, WINDOW = 4000;
+  const { echo, port } = await h.startEcho();
+  const proxy = await h.startProxy({ upstreamPort: port, args: ['--queue-bytes', `${QUEUE_MIB}MiB`, '--log', '/dev/null'] });
+  try {
+    const base = statusKiB(proxy.pid, 'VmRSS');
+    const sock = await rawUpgrade(proxy.port, '/devtools/browser/names');
+    sock.resume();
+    const salt = crypto.randomBytes(8).toString('hex');
+    let sent = 0, answered = 0;
+    const t0 = Date.now();
+    await new Promise((resolve, reject) => {
+      sock.on('error', reject);
+      sock.on('close', () => reject(new Error(`closed after ${answered} answers`)));
+      const more = () => {
+        while (sent < N && sent - answered < WINDOW) {
+          const frames = [];
+          for (let i = 0; i < BATCH && sent < N; i++, sent++) {
+            const hex = crypto.createHash('md5').update(`${salt}${sent}`).digest('hex');
+            frames.push(frame(0x1, Buffer.from(`{"id":${sent + 1},"method":"D${sent % 97}.m${hex}"}`)));
+          }
+          sock.write(Buffer.concat(frames));
+        }
+      };
+      frameCounter(sock, (n) => {
+        answered += n;
+        if (answered >= N) resolve();
+        else more();
+      });
+      more();
+    });
+    console.log(`# ${N} distinct names answered through the proxy in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const times = [];
+    let stats;
+    for (let i = 0; i < 5; i++) {
+      const t = process.hrtime.bigint();
+      const r = await h.httpRequest(`${proxy.httpURL}/proxy/stats`, { timeout: 30000 });
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      assert.equal(r.status, 200, `GET /proxy/stats: ${r.status}`);
+      stats = JSON.parse(r.body);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[2];
+    const methods = Object.keys(stats.methods).length;
+    console.log(`# GET /proxy/stats: median ${median.toFixed(1)} ms of 5 (${times.map((t) => t.toFixed(1)).join(', ')}), ` +
+      `${methods} methods, pooled_names ${stats.other_methods.pooled_names}`);
+    assert.ok(methods <= 256 + 10, `the stats keep 256 names outside the protocol, then pool: ${methods} methods`);
+    const pooled = stats.methods['(other methods)'];
+    assert.equal(pooled.messages[0], N - 256, 'the pool counts every other name\'s command');
+    const est = stats.other_methods.pooled_names;
+    assert.ok(Math.abs(est - (N - 256)) < 0.1 * N, `pooled_names estimates the ${N - 256} distinct names: ${est}`);
+    if (!process.env.CDPPROXY_SANITIZED) assert.ok(median < 100, `GET /proxy/stats median ${median.toFixed(1)} ms < 100 ms`);
+    withinBound(proxy.pid, base, `${N} distinct method names`);
+    sock.destroy();
+  } finally {
+    const result = await proxy.stop();
+    proxy.removeDir();
+    echo.kill('SIGKILL');
     assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
   }
 });

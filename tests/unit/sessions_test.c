@@ -327,6 +327,7 @@ static void test_enable(void)
 /* What Chrome has enabled, what the client asked for, what the proxy added. */
 static void test_views(void)
 {
+	int sessions_made = 0;
 	json_t *p;
 
 	sessions_init(&S, "/devtools/page/P1");
@@ -360,6 +361,28 @@ static void test_views(void)
 	ok(enabled("", "Fetch") == NULL, "stubbed Fetch.enable: Chrome does not have it");
 	sessions_on_stub(&S, "", "Fetch.disable", NULL);
 	ok(client_enabled("", "Fetch") == NULL, "stubbed Fetch.disable: off in client_enabled");
+
+	/* A policy that stubs every X.enable: what the client makes up stays bounded. */
+	for (int i = 0; i < 1000; i++) {
+		char m[32], sid[32];
+		snprintf(m, sizeof m, "Made%d.enable", i);
+		snprintf(sid, sizeof sid, "made-up-%d", i);
+		sessions_on_stub(&S, "", m, NULL);
+		sessions_on_stub(&S, sid, "Network.enable", NULL);
+		sessions_made += sessions_get(&S, sid) != NULL;
+	}
+	is_int(json_object_size(sessions_get(&S, "")->client_enabled), SESSIONS_DOMAINS_MAX,
+	       "1,000 stubbed made-up domains: client_enabled keeps %d", SESSIONS_DOMAINS_MAX);
+	is_int(sessions_made, 0, "a stub on a session id no one attached makes no session");
+	sessions_on_stub(&S, "", "Page.disable", NULL);
+	ok(client_enabled("", "Page") == NULL, "a full set still takes a disable");
+	for (int i = 0; i < 1000; i++) {
+		char m[32];
+		snprintf(m, sizeof m, "Made%d.disable", i);
+		sessions_on_stub(&S, "", m, NULL);
+	}
+	sessions_on_stub(&S, "", "Page.enable", NULL);
+	ok(client_enabled("", "Page") != NULL, "and has room again once they are gone");
 
 	cmd_as("{\"id\":4,\"method\":\"Log.enable\",\"params\":{\"x\":1}}", 0, 0, "{}");
 	resp("{\"id\":4,\"error\":{\"code\":-32000,\"message\":\"no\"}}", 5);

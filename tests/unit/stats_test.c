@@ -181,7 +181,7 @@ static void test_counts(void)
 	free(text);
 	m = json_object_get(j, "methods");
 	d = json_object_get(j, "domains");
-	is_int(json_object_size(j), 3, "stats json: methods, domains and pending_evicted");
+	is_int(json_object_size(j), 4, "stats json: methods, domains, pending_evicted, other_methods");
 	is_int(json_integer_value(json_object_get(j, "pending_evicted")), 0, "stats json: no command forgotten");
 	is_int(json_object_size(m), 5, "stats json: 5 methods");
 	is_int(json_object_size(d), 4, "stats json: 4 domains");
@@ -290,6 +290,64 @@ static void test_bad_utf8(void)
 	stats_free(NULL);   /* a no-op: the test goes on */
 }
 
+/* A flood of names the protocol does not define: STATS_OTHER_METHODS get
+ * records of their own, the rest one shared record with their messages and
+ * an estimate of how many names they were; the protocol's own names and
+ * the internal ones still get theirs. */
+static void test_bounded(void)
+{
+	struct stats *st = stats_new();
+	const int n = 100000;
+	char method[64];
+	json_t *j, *m, *o;
+	long long pooled;
+
+	for (int i = 0; i < n; i++)
+		stats_count(st, method, (size_t)snprintf(method, sizeof method, "D%d.m%08x", i % 97,
+							  (unsigned)i * 2654435761u), STATS_TO_UP, 10);
+	stats_count(st, "Network.enable", 14, STATS_TO_UP, 30);
+	stats_count(st, "Target.attachedToTarget", 23, STATS_TO_DOWN, 40);
+	stats_count(st, NULL, 0, STATS_TO_DOWN, 5);
+	stats_count(st, "(invalid)", 9, STATS_TO_UP, 7);
+	j = stats_json(st);
+	m = json_object_get(j, "methods");
+	is_int(json_object_size(m), STATS_OTHER_METHODS + 5,
+	       "methods: 256 unlisted, 2 of the protocol, 2 internal, 1 pool");
+	o = json_object_get(m, "(other methods)");
+	is_int(jat(o, "messages", 0), n - STATS_OTHER_METHODS, "the pool has the other names' messages");
+	is_int(jat(o, "bytes", 0), 10LL * (n - STATS_OTHER_METHODS), "and their bytes");
+	is_int(jat(json_object_get(m, "Network.enable"), "bytes", 0), 30,
+	       "a protocol name after the flood has its own record");
+	is_int(jat(json_object_get(m, "Target.attachedToTarget"), "bytes", 1), 40, "an event's too");
+	is_int(jat(json_object_get(m, "(invalid)"), "bytes", 0), 7, "an internal name its own");
+	o = json_object_get(j, "other_methods");
+	is_int(jint(o, "limit"), STATS_OTHER_METHODS, "other_methods.limit");
+	is_int(jint(o, "named"), STATS_OTHER_METHODS, "other_methods.named");
+	pooled = jint(o, "pooled_names");
+	ok(pooled > (n - STATS_OTHER_METHODS) * 0.9 && pooled < (n - STATS_OTHER_METHODS) * 1.1,
+	   "pooled_names %lld estimates %d within 10%%", pooled, n - STATS_OTHER_METHODS);
+	json_decref(j);
+
+	for (int i = 0; i < n; i++)   /* the same names again: the estimate stays */
+		stats_count(st, method, (size_t)snprintf(method, sizeof method, "D%d.m%08x", i % 97,
+							  (unsigned)i * 2654435761u), STATS_TO_UP, 10);
+	j = stats_json(st);
+	is_int(jint(json_object_get(j, "other_methods"), "pooled_names"), pooled,
+	       "names seen twice are counted once");
+	is_int(jat(json_object_get(json_object_get(j, "methods"), "(other methods)"), "messages", 0),
+	       2 * (n - STATS_OTHER_METHODS), "and their messages twice");
+	json_decref(j);
+
+	stats_reset(st);
+	stats_count(st, "Y.new", 5, STATS_TO_UP, 1);
+	j = stats_json(st);
+	ok(json_object_get(json_object_get(j, "methods"), "Y.new") != NULL,
+	   "after a reset, an unlisted name has its own record again");
+	is_int(jint(json_object_get(j, "other_methods"), "pooled_names"), 0, "and the pool is empty");
+	json_decref(j);
+	stats_free(st);
+}
+
 /* The position of the line starting with word (after from), or -1. */
 static long line_at(const char *text, const char *from, const char *word)
 {
@@ -352,6 +410,7 @@ int main(void)
 	test_counts();
 	test_no_alloc();
 	test_bad_utf8();
+	test_bounded();
 	test_print();
 	return tap_done();
 }
