@@ -265,6 +265,11 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	size_t used = 0;
 	int held = 0;
 
+	/* What is queued is logged before a byte of it goes: written here
+	 * too, when lws calls back in the middle of the round that queued it
+	 * (proxy_run writes the rest). */
+	if (c->px->core.log)
+		log_flush(c->px->core.log);
 	c->full[s] = 0;
 	if (tail_flush(c, s) < 0)
 		return -1;
