@@ -458,3 +458,22 @@ void conn_close_all(struct proxy *px)
 		for (int s = DOWN; s <= UP && cc->ops == &conn_ops; s++)
 			conn_close_side(conn_of(cc), s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
 }
+
+int conn_closes_settled(struct proxy *px, uint64_t quiet_us)
+{
+	uint64_t now = util_mono_us(), read = px->core.read_mono_us;
+
+	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		struct conn *c = conn_of(cc);
+		if (cc->ops != &conn_ops)
+			continue;
+		for (int s = DOWN; s <= UP; s++) {
+			uint64_t since = c->leg[s].close_sent_us > read ? c->leg[s].close_sent_us : read;
+			if (c->gone[s])
+				continue;
+			if (!c->leg[s].close_sent || write_pending(c, (enum side)s) || now - since < quiet_us)
+				return 0;
+		}
+	}
+	return 1;
+}

@@ -232,18 +232,25 @@ void proxy_run(struct proxy *px, volatile int *stop)
 }
 
 #define STOP_GRACE_US 1000000
+#define STOP_QUIET_US 50000
 
 void proxy_stop(struct proxy *px)
 {
 	/* Give open connections their close frames, then let the loop send
-	 * them: for up to a second, as a client still sending may not read its
-	 * socket at once (twenty turns of the loop without waiting were gone
-	 * before it did, and the client saw no close frame: 1006). */
+	 * them and read the answers: for up to a second, as a client still
+	 * sending may not read its socket at once (twenty turns of the loop
+	 * without waiting were gone before it did, and the client saw no close
+	 * frame: 1006). But not for a client that has been sent its close
+	 * frame and sends nothing: ChromeDriver, after Browser.close, waits
+	 * for the browser's process and reads nothing, and the wrapper then
+	 * outlived Chromium by this second (issue 33.1). */
 	uint64_t until = util_mono_us() + STOP_GRACE_US;
 
 	conn_close_all(px);
-	while (px->core.conns && util_mono_us() < until)
+	while (px->core.conns && util_mono_us() < until && !conn_closes_settled(px, STOP_QUIET_US)) {
+		core_new_round(&px->core);   /* each read reads the clock */
 		lws_service(px->ctx, 10);
+	}
 	lws_context_destroy(px->ctx);
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);

@@ -1,14 +1,17 @@
 #!/bin/sh
 ':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
-// Tier 8: the wrapper's log when a client kills it (issue 33.1).
-// chrome-launcher (Lighthouse) ends the browser with SIGKILL to its process
-// group, and ChromeDriver's default quit kills it too: whatever the wrapper
-// forwarded must be in CDPPROXY_LOG by then. A known sequence of commands,
-// the last six sent at once; on the last answer, at once (in the handler
-// that reads it), SIGKILL to the wrapper's process group; then every command
-// and every answer is in the log, and every line of it, the last included,
-// is a whole record. Port mode and pipe mode.
+// Tier 8: how a wrapper's session ends (issue 33.1). Killed: chrome-launcher
+// (Lighthouse) ends the browser with SIGKILL to its process group, and
+// ChromeDriver's default quit kills it too: whatever the wrapper forwarded
+// must be in CDPPROXY_LOG by then. A known sequence of commands, the last
+// six sent at once; on the last answer, at once (in the handler that reads
+// it), SIGKILL to the wrapper's process group; then every command and every
+// answer is in the log, and every line of it, the last included, is a whole
+// record. Port mode and pipe mode. Closed: ChromeDriver with --user-data-dir
+// sends Browser.close and then reads nothing until the browser's process is
+// gone; the wrapper must not wait for it to answer the close frame it is
+// sent (it waited a second, so the quit took 1.2 s longer than direct).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -129,6 +132,42 @@ test('pipe mode: SIGKILL to the group on the last answer: every command and answ
   } finally {
     h.descendants(w.child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
     try { process.kill(-w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    dir.remove();
+  }
+});
+
+test('port mode: Browser.close from a client that then reads nothing: the wrapper ends with Chromium, not a second later', ALL, async (t) => {
+  const dir = h.tmpdir('cdpproxy-wrap-close-');
+  const log = path.join(dir.dir, 'log.jsonl');
+  const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${path.join(dir.dir, 'profile')}`, '--remote-debugging-port=0'], {
+    stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: wr.wrapperEnv({ CDPPROXY_LOG: log }),
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  try {
+    const m = await h.waitFor(() => /^DevTools listening on (ws:\/\/\S+)$/m.exec(stderr), { timeout: 20000, what: 'the DevTools line' });
+    const cdp = await h.RawCDP.connect(m[1]);
+    await cdp.call('Target.getTargets');
+    const chrome = wr.chromiumOf(child.pid);
+    await cdp.call('Browser.close');
+    cdp.ws._socket.pause();   // as ChromeDriver: nothing read from now on
+    let chromeGone = null;
+    while (!chromeGone) {
+      if (!h.alive(chrome)) chromeGone = Date.now();
+      else await h.sleep(10);
+    }
+    const end = await Promise.race([exited, h.sleep(10000).then(() => null)]);
+    assert.ok(end, 'the wrapper exited');
+    t.diagnostic(`the wrapper exited ${end.at - chromeGone} ms after Chromium (${JSON.stringify(end)})`);
+    // It waited STOP_GRACE_US (1 s) for an answer that could not come.
+    assert.ok(end.at - chromeGone < 700, `the wrapper ended within 700 ms of Chromium: ${end.at - chromeGone} ms`);
+    const closes = h.readLog(log).filter((r) => r.kind === 'close');
+    assert.deepEqual(closes.map((r) => r.side).sort(), ['client', 'upstream'], 'both sides\' closes are logged');
+    cdp.ws._socket.resume();
+  } finally {
+    h.descendants(child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
     dir.remove();
   }
 });
