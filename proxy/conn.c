@@ -265,6 +265,11 @@ int conn_writeable(struct conn *c, enum side s, struct lws *wsi)
 	size_t used = 0;
 	int held = 0;
 
+	/* What is queued is logged before a byte of it goes: written here
+	 * too, when lws calls back in the middle of the round that queued it
+	 * (proxy_run writes the rest). */
+	if (c->px->core.log)
+		log_flush(c->px->core.log);
 	c->full[s] = 0;
 	if (tail_flush(c, s) < 0)
 		return -1;
@@ -452,4 +457,23 @@ void conn_close_all(struct proxy *px)
 	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next)
 		for (int s = DOWN; s <= UP && cc->ops == &conn_ops; s++)
 			conn_close_side(conn_of(cc), s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
+}
+
+int conn_closes_settled(struct proxy *px, uint64_t quiet_us)
+{
+	uint64_t now = util_mono_us(), read = px->core.read_mono_us;
+
+	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		struct conn *c = conn_of(cc);
+		if (cc->ops != &conn_ops)
+			continue;
+		for (int s = DOWN; s <= UP; s++) {
+			uint64_t since = c->leg[s].close_sent_us > read ? c->leg[s].close_sent_us : read;
+			if (c->gone[s])
+				continue;
+			if (!c->leg[s].close_sent || write_pending(c, (enum side)s) || now - since < quiet_us)
+				return 0;
+		}
+	}
+	return 1;
 }

@@ -40,6 +40,7 @@ struct wsleg {
 	int in_frame;
 	int in_message;               /* a data frame without FIN came: more follow */
 	int close_sent;               /* the proxy's close frame went out */
+	uint64_t close_sent_us;       /* ... then (monotonic) */
 	unsigned char control[125];   /* a close or ping frame's payload */
 	size_t control_len;
 };

@@ -95,8 +95,8 @@ pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
 	pid_t parent = getpid(), pid;
 	size_t n;
 
-	/* The environment, built before fork: the proxy has a log writer
-	 * thread, and only async-signal-safe calls may follow fork. */
+	/* The environment, built before fork: the process may have other
+	 * threads, and only async-signal-safe calls may follow fork. */
 	for (n = 0; environ[n]; n++)
 		;
 	envp = xcalloc(n + 2, sizeof *envp);

@@ -1,18 +1,16 @@
-/* log: JSON Lines records of every message and connection. The proxy's
- * thread copies each message's record, as it is, into a buffer (a struct
- * log_entry and its strings: a few dozen instructions); full buffers go, in
- * order, to a writer thread that formats the records and writes them to the
- * file, so that neither formatting, nor the write, nor a slow disk holds up
- * forwarding (log_fmt.c formats). A bounded number of buffers wait for the
- * writer; when all are taken the proxy waits too: nothing is dropped. What
- * the file will not take (a full disk) is counted lost and said on stderr. */
+/* log: JSON Lines records of every message and connection. Each message's
+ * record is copied, as it is, into a buffer (a struct log_entry and its
+ * strings: a few dozen instructions); log_flush formats what is buffered
+ * (log_fmt.c, 40-130 ns a record) and writes it in one write(2). The event
+ * loop calls it once a round, before the round's forwarded bytes are
+ * written (proxy_run, conn_writeable): what the proxy forwarded is in the
+ * kernel's hands before its peers can see it, so a SIGKILL loses none of
+ * it. Nothing is dropped: what the file will not take (a full disk) is
+ * counted lost and said on stderr. */
 #include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +21,13 @@
 #include "redact.h"
 #include "util.h"
 
-/* A buffer this full goes to the writer. Each hand-over may wake the writer,
- * and a wake-up costs it 20-25 us of CPU on a 2-vCPU VM: 64 KiB buffers (one
- * per 200-240 answers) took a quarter of its CPU in a pipelined run. */
+/* A buffer this full is written at once, in the middle of a round: the
+ * memory a round's records take stays bounded. */
 #define LOG_FLUSH_AT (256 * 1024)
-#define LOG_BUFS_MAX 4            /* buffers waiting for the writer, at most (1 MiB) */
 
-/* A buffer handed to the writer, or written and kept for reuse. */
 struct log_buf {
 	char *data;
 	size_t len, cap;
-	struct log_buf *next;
 };
 
 struct log {
@@ -41,53 +35,49 @@ struct log {
 	size_t body_max;
 	uint64_t gen;
 	int secrets;
-	struct log_buf *cur;          /* the buffer entries are copied into */
-	/* The writer thread's own. */
-	struct log_buf *text;         /* records formatted, to be written */
+	struct log_buf cur;           /* entries since the last flush */
+	struct log_buf text;          /* the same, formatted */
 	struct log_fmt_clock clock;
 	int cut_line;                 /* a failed write left part of a line in the file */
 	uint64_t reported_us;         /* when the last write failure went to stderr */
 	uint64_t lost_reported;
-	_Atomic uint64_t lost;        /* records that could not be written */
-	/* Shared with the writer thread, under mu. */
-	pthread_t writer;
-	pthread_mutex_t mu;
-	pthread_cond_t work, room;    /* the writer has work; a buffer came free */
-	struct log_buf *head, *tail;  /* handed over, to be written in this order */
-	struct log_buf *spare;        /* written, for reuse */
-	unsigned handed;              /* handed over and not yet written */
-	int stop;
+	uint64_t lost;                /* records that could not be written */
 };
 
-static void log_destroy(struct log *lg);
-static void write_entries(struct log *lg, const struct log_buf *b);
-
-static struct log_buf *log_buf_new(void)
+static void buf_init(struct log_buf *b)
 {
-	struct log_buf *b = xcalloc(1, sizeof *b);
-
 	b->cap = 2 * LOG_FLUSH_AT;
 	b->data = xmalloc(b->cap);
-	return b;
+	b->len = 0;
 }
 
-/* The writer: says on stderr, once a second at most, that records are lost. */
+/* Empties b, giving back what a large body grew it to. */
+static void buf_reset(struct log_buf *b)
+{
+	b->len = 0;
+	if (b->cap > 2 * LOG_FLUSH_AT) {
+		free(b->data);
+		buf_init(b);
+	}
+}
+
+/* Says on stderr, once a second at most, that records are lost. */
 static void report_lost(struct log *lg, int err)
 {
-	uint64_t now = util_mono_us(), lost = atomic_load(&lg->lost);
+	uint64_t now = util_mono_us();
 
 	if (lg->reported_us && now - lg->reported_us < 1000000)
 		return;
 	fprintf(stderr, "cdpproxy: log write failed: %s: %llu records lost (%llu since the last report)\n",
-		strerror(err), (unsigned long long)lost, (unsigned long long)(lost - lg->lost_reported));
+		strerror(err), (unsigned long long)lg->lost, (unsigned long long)(lg->lost - lg->lost_reported));
 	lg->reported_us = now;
-	lg->lost_reported = lost;
+	lg->lost_reported = lg->lost;
 }
 
-/* The writer: counts the records of p[off..len) lost (one a line) after a
- * failed write, and takes a line the write cut (p[..off) ends mid-line) off
- * the end of a regular file, so the file stays one record a line; where that
- * cannot be done, the next write ends the cut line first. */
+/* Counts the records of p[off..len) lost (one a line) after a failed write,
+ * and takes a line the write cut (p[..off) ends mid-line) off the end of a
+ * regular file, so the file stays one record a line; where that cannot be
+ * done, the next write ends the cut line first. */
 static void lose(struct log *lg, const char *p, size_t off, size_t len, int err)
 {
 	size_t lost = 0, part = 0;
@@ -101,12 +91,12 @@ static void lose(struct log *lg, const char *p, size_t off, size_t len, int err)
 		if (end < 0 || ftruncate(lg->fd, end - (off_t)part) < 0)
 			lg->cut_line = 1;
 	}
-	atomic_fetch_add(&lg->lost, lost);
+	lg->lost += lost;
 	report_lost(lg, err);
 }
 
-/* The writer: writes len bytes of whole lines, one record each; what cannot
- * be written is lost (lose). */
+/* Writes len bytes of whole lines, one record each; what cannot be written
+ * is lost (lose). */
 static void write_text(struct log *lg, const char *p, size_t len)
 {
 	size_t off = 0;
@@ -130,55 +120,6 @@ static void write_text(struct log *lg, const char *p, size_t len)
 	}
 }
 
-/* The writer thread: writes what is handed over until told to stop and all
- * is written. */
-static void *log_writer(void *arg)
-{
-	struct log *lg = arg;
-
-	pthread_mutex_lock(&lg->mu);
-	for (;;) {
-		struct log_buf *b = lg->head;
-		if (!b) {
-			if (lg->stop)
-				break;
-			pthread_cond_wait(&lg->work, &lg->mu);
-			continue;
-		}
-		lg->head = b->next;
-		if (!lg->head)
-			lg->tail = NULL;
-		pthread_mutex_unlock(&lg->mu);
-		write_entries(lg, b);
-		if (b->cap > 2 * LOG_FLUSH_AT) {   /* grown by a large body: not kept */
-			free(b->data);
-			b->cap = 2 * LOG_FLUSH_AT;
-			b->data = xmalloc(b->cap);
-		}
-		pthread_mutex_lock(&lg->mu);
-		b->len = 0;
-		b->next = lg->spare;
-		lg->spare = b;
-		lg->handed--;
-		pthread_cond_signal(&lg->room);
-	}
-	pthread_mutex_unlock(&lg->mu);
-	return NULL;
-}
-
-/* Starts the writer with every signal blocked: they are the main thread's. */
-static int start_writer(struct log *lg)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&lg->writer, NULL, log_writer, lg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -199,16 +140,8 @@ struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen
 	lg = xcalloc(1, sizeof *lg);
 	lg->fd = fd;
 	lg->body_max = body_max;
-	lg->cur = log_buf_new();
-	lg->text = log_buf_new();
-	pthread_mutex_init(&lg->mu, NULL);
-	pthread_cond_init(&lg->work, NULL);
-	pthread_cond_init(&lg->room, NULL);
-	if ((errno = start_writer(lg)) != 0) {
-		snprintf(err, errlen, "cannot start the log writer for %s: %s", path, strerror(errno));
-		log_destroy(lg);
-		return NULL;
-	}
+	buf_init(&lg->cur);
+	buf_init(&lg->text);
 	return lg;
 }
 
@@ -229,11 +162,11 @@ static struct log_entry *entry_new(struct log *lg, size_t n)
 	struct log_entry *e;
 
 	n = LOG_ENTRY_ALIGN(n);
-	reserve(lg->cur, n);
-	e = (struct log_entry *)(void *)(lg->cur->data + lg->cur->len);
+	reserve(&lg->cur, n);
+	e = (struct log_entry *)(void *)(lg->cur.data + lg->cur.len);
 	memset(e, 0, sizeof *e);
 	e->size = (uint32_t)n;
-	lg->cur->len += n;
+	lg->cur.len += n;
 	return e;
 }
 
@@ -294,32 +227,8 @@ void log_message(struct log *lg, const struct log_rec *r)
 		memcpy(o, body, blen);
 		free(clean);
 	}
-	if (lg->cur->len >= LOG_FLUSH_AT)
+	if (lg->cur.len >= LOG_FLUSH_AT)
 		log_flush(lg);
-}
-
-/* The writer: formats the entries of b and writes them, LOG_FLUSH_AT or
- * more bytes a write. */
-static void write_entries(struct log *lg, const struct log_buf *b)
-{
-	for (size_t off = 0; off < b->len; off += ((const struct log_entry *)(const void *)(b->data + off))->size) {
-		const struct log_entry *e = (const void *)(b->data + off);
-		reserve(lg->text, log_fmt_room(e));
-		lg->text->len = (size_t)(log_fmt_entry(lg->text->data + lg->text->len, e, &lg->clock) -
-					 lg->text->data);
-		if (lg->text->len >= LOG_FLUSH_AT) {
-			write_text(lg, lg->text->data, lg->text->len);
-			lg->text->len = 0;
-		}
-	}
-	if (lg->text->len)
-		write_text(lg, lg->text->data, lg->text->len);
-	lg->text->len = 0;
-	if (lg->text->cap > 2 * LOG_FLUSH_AT) {   /* grown by a large body: not kept */
-		free(lg->text->data);
-		lg->text->cap = 2 * LOG_FLUSH_AT;
-		lg->text->data = xmalloc(lg->text->cap);
-	}
 }
 
 void log_event(struct log *lg, uint64_t conn, const char *kind, json_t *fields)
@@ -337,7 +246,7 @@ void log_event_at(struct log *lg, uint64_t t_us, uint64_t conn, const char *kind
 	memcpy(e + 1, line, n);
 	free(line);
 	json_decref(fields);
-	if (lg->cur->len >= LOG_FLUSH_AT)
+	if (lg->cur.len >= LOG_FLUSH_AT)
 		log_flush(lg);
 }
 
@@ -351,53 +260,32 @@ void log_set_gen(struct log *lg, uint64_t gen)
 	lg->gen = gen;
 }
 
-/* Hands the buffer to the writer and goes on in a written one (or a new
- * one); waits while LOG_BUFS_MAX are still to be written. */
+/* Formats what is buffered and writes it, in one write unless it is
+ * large (LOG_FLUSH_AT); nothing at all when nothing is buffered. */
 void log_flush(struct log *lg)
 {
-	struct log_buf *b;
+	struct log_buf *b = &lg->cur, *t = &lg->text;
 
-	if (!lg->cur->len)
+	if (!b->len)
 		return;
-	pthread_mutex_lock(&lg->mu);
-	while (lg->handed >= LOG_BUFS_MAX)
-		pthread_cond_wait(&lg->room, &lg->mu);
-	lg->cur->next = NULL;
-	if (lg->tail)
-		lg->tail->next = lg->cur;
-	else
-		lg->head = lg->cur;
-	lg->tail = lg->cur;
-	lg->handed++;
-	pthread_cond_signal(&lg->work);
-	if ((b = lg->spare))
-		lg->spare = b->next;
-	pthread_mutex_unlock(&lg->mu);
-	lg->cur = b ? b : log_buf_new();
-}
-
-/* Frees lg and its buffers; the writer is not running. */
-static void log_destroy(struct log *lg)
-{
-	lg->cur->next = lg->spare;   /* freed with the spares */
-	lg->text->next = lg->cur;
-	lg->spare = lg->text;
-	while (lg->spare) {
-		struct log_buf *b = lg->spare;
-		lg->spare = b->next;
-		free(b->data);
-		free(b);
+	for (size_t off = 0; off < b->len; off += ((const struct log_entry *)(const void *)(b->data + off))->size) {
+		const struct log_entry *e = (const void *)(b->data + off);
+		reserve(t, log_fmt_room(e));
+		t->len = (size_t)(log_fmt_entry(t->data + t->len, e, &lg->clock) - t->data);
+		if (t->len >= LOG_FLUSH_AT) {
+			write_text(lg, t->data, t->len);
+			t->len = 0;
+		}
 	}
-	pthread_cond_destroy(&lg->room);
-	pthread_cond_destroy(&lg->work);
-	pthread_mutex_destroy(&lg->mu);
-	close(lg->fd);
-	free(lg);
+	if (t->len)
+		write_text(lg, t->data, t->len);
+	buf_reset(t);
+	buf_reset(b);
 }
 
 uint64_t log_lost(const struct log *lg)
 {
-	return lg ? atomic_load(&lg->lost) : 0;
+	return lg ? lg->lost : 0;
 }
 
 int log_failed(const struct log *lg)
@@ -412,15 +300,13 @@ uint64_t log_close(struct log *lg)
 	if (!lg)
 		return 0;
 	log_flush(lg);
-	pthread_mutex_lock(&lg->mu);
-	lg->stop = 1;
-	pthread_cond_signal(&lg->work);
-	pthread_mutex_unlock(&lg->mu);
-	pthread_join(lg->writer, NULL);
-	lost = atomic_load(&lg->lost);
+	lost = lg->lost;
 	if (lost)
 		fprintf(stderr, "cdpproxy: log write failed: %llu records lost in all\n",
 			(unsigned long long)lost);
-	log_destroy(lg);
+	free(lg->cur.data);
+	free(lg->text.data);
+	close(lg->fd);
+	free(lg);
 	return lost;
 }

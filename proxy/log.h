@@ -1,5 +1,5 @@
-/* log: JSON Lines records of every message and connection, buffered, and
- * written to the file by a thread of the log's own (log.c). */
+/* log: JSON Lines records of every message and connection, buffered for a
+ * round of the event loop and written by log_flush (log.c). */
 #ifndef CDPPROXY_LOG_H
 #define CDPPROXY_LOG_H
 
@@ -48,11 +48,12 @@ void log_event_at(struct log *lg, uint64_t t_us, uint64_t conn, const char *kind
 void log_show_secrets(struct log *lg);
 /* Every record from now on carries "gen": the policy generation. */
 void log_set_gen(struct log *lg, uint64_t gen);
-/* Hands what is buffered to the writer thread, which writes it soon after;
- * waits only while the writer is that far behind (log.c's LOG_BUFS_MAX). */
+/* Writes what is buffered, in one write(2), before returning: call it
+ * before the bytes the records describe are forwarded. Records are also
+ * written, unasked, when 256 KiB are buffered. */
 void log_flush(struct log *lg);
-/* Records the writer could not write (a full disk, --log /dev/full): each
- * failed write says so on stderr, once a second at most. Any thread. */
+/* Records that could not be written (a full disk, --log /dev/full): each
+ * failed write says so on stderr, once a second at most. */
 uint64_t log_lost(const struct log *lg);
 /* Has a record been lost? For --log-required: stop forwarding when it has. */
 int log_failed(const struct log *lg);

@@ -1,5 +1,5 @@
 /* log_fmt: formats log records as JSON lines: whatever bytes a record holds,
- * one line that parses as JSON. Pure; the log's writer thread uses it. */
+ * one line that parses as JSON. Pure; log.c uses it. */
 #include "log_fmt.h"
 
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include "listen.h"
 #include "util.h"
 
-#define TICK_US (200 * 1000)   /* log flush and browser watch period */
+#define TICK_US (200 * 1000)   /* browser watch and live view period */
 #define TAIL_IDLE_US (10 * 1000 * 1000)   /* the live view's ring stays fed this long after a read */
 #define TAIL_ENTRIES 8192
 
@@ -99,8 +99,8 @@ static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 	snprintf(px->upstream, sizeof px->upstream, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
-/* Every TICK_US: flush the log; with --launch, start a new browser if the
- * last one died, so the next client is served. */
+/* Every TICK_US: with --launch, start a new browser if the last one died,
+ * so the next client is served; the live view. */
 static void tick(struct proxy *px)
 {
 	char err[256];
@@ -115,17 +115,10 @@ static void tick(struct proxy *px)
 		else
 			proxy_set_upstream(px, "127.0.0.1", px->chrome.port);
 	}
-	if (px->core.log)
-		log_flush(px->core.log);
 	http_events_tick(px);
 	/* Nobody has read the live view for a while: stop feeding its ring. */
 	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
 		px->core.tail = NULL;
-	if (px->cfg.log_required && log_failed(px->core.log) && !px->failed) {
-		fprintf(stderr, "cdpproxy: --log-required: the log lost records; stopping\n");
-		px->failed = 1;
-		lws_cancel_service(px->ctx);
-	}
 }
 
 /* The tick comes from a timerfd in the loop, not an lws timer: lws 4.1.6
@@ -220,6 +213,18 @@ void proxy_run(struct proxy *px, volatile int *stop)
 {
 	while (!*stop && !px->failed && lws_service(px->ctx, 0) >= 0) {
 		core_new_round(&px->core);   /* each round reads each socket once */
+		/* The round's records go to the file before the round's messages
+		 * go to their peers (redis writes its AOF in beforeSleep, before
+		 * replies): a client that saw an answer and SIGKILLs us finds it
+		 * in the log. One write, and none when the round logged nothing. */
+		if (px->core.log) {
+			log_flush(px->core.log);
+			if (px->cfg.log_required && log_failed(px->core.log)) {
+				fprintf(stderr, "cdpproxy: --log-required: the log lost records; stopping\n");
+				px->failed = 1;
+				break;
+			}
+		}
 		conn_flush(px);
 		if (px->on_round)
 			px->on_round(px);
@@ -227,18 +232,25 @@ void proxy_run(struct proxy *px, volatile int *stop)
 }
 
 #define STOP_GRACE_US 1000000
+#define STOP_QUIET_US 50000
 
 void proxy_stop(struct proxy *px)
 {
 	/* Give open connections their close frames, then let the loop send
-	 * them: for up to a second, as a client still sending may not read its
-	 * socket at once (twenty turns of the loop without waiting were gone
-	 * before it did, and the client saw no close frame: 1006). */
+	 * them and read the answers: for up to a second, as a client still
+	 * sending may not read its socket at once (twenty turns of the loop
+	 * without waiting were gone before it did, and the client saw no close
+	 * frame: 1006). But not for a client that has been sent its close
+	 * frame and sends nothing: ChromeDriver, after Browser.close, waits
+	 * for the browser's process and reads nothing, and the wrapper then
+	 * outlived Chromium by this second (issue 33.1). */
 	uint64_t until = util_mono_us() + STOP_GRACE_US;
 
 	conn_close_all(px);
-	while (px->core.conns && util_mono_us() < until)
+	while (px->core.conns && util_mono_us() < until && !conn_closes_settled(px, STOP_QUIET_US)) {
+		core_new_round(&px->core);   /* each read reads the clock */
 		lws_service(px->ctx, 10);
+	}
 	lws_context_destroy(px->ctx);
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);

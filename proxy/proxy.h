@@ -102,6 +102,13 @@ int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 /* Writes what this round of the event loop queued, at once. */
 void conn_flush(struct proxy *px);
 void conn_close_all(struct proxy *px);
+/* Has every close conn_close_all asked for gone out, and has every client
+ * that has not answered its close frame been quiet (nothing read from
+ * anyone) for quiet_us since it went? Then there is nothing to wait for:
+ * such a client is not reading (ChromeDriver waits for the browser's
+ * process instead), and, having sent nothing since, has nothing for the
+ * proxy's exit to reset. */
+int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
 
 /* wrapper_pipe.c: the pipe legs, raw files in the loop. */
 int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,

@@ -31,6 +31,7 @@ static int send_close(struct conn *c, enum side s, const unsigned char *payload,
 	if (s == UP)
 		wsframe_mask(frame + h, frame + h, len, mask, 0);
 	c->leg[s].close_sent = 1;
+	c->leg[s].close_sent_us = util_mono_us();
 	return conn_write(c, s, frame, h + len);
 }
 

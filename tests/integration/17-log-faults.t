@@ -8,7 +8,9 @@
 // client to Chromium while every record is lost: stderr says so once a
 // second at most and gives the total at the end; /proxy/stats counts the lost
 // records and the exit status is 1. With --log-required the first lost
-// record stops the proxy.
+// record stops the proxy. SIGKILL right after the client got its answers
+// (issue 33.1): every command and answer it forwarded is in the log, and
+// every line of it is a whole record.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -135,6 +137,32 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
   assert.ok(closed && [1001, 1011].includes(closed.code), `the client's connection closed by the proxy: ${JSON.stringify(closed)}`);
   proxy.removeDir();
   dir.remove();
+});
+
+test('SIGKILL right after the last answer: every command and answer forwarded is in the log, each line whole', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const proxy = await proxyWith([]);
+  const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
+  const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
+  // Killed in the handler that reads the last answer: nothing waits between.
+  let left = 0;
+  cdp.ws.prependListener('message', (d) => { if (left && JSON.parse(d).id !== undefined && --left === 0) process.kill(proxy.pid, 'SIGKILL'); });
+  await cdp.call('Runtime.enable');
+  await cdp.call('Runtime.evaluate', { expression: '1' });
+  left = 6;
+  await Promise.all(Array.from({ length: 6 }, (_, i) => cdp.call('Runtime.evaluate', { expression: `${i}` })));
+  await h.waitFor(() => proxy.exited(), { what: 'the proxy to die' });
+  const text = fs.readFileSync(proxy.logPath, 'utf8');
+  assert.ok(text.endsWith('\n'), `the log ends with a whole line: ...${JSON.stringify(text.slice(-120))}`);
+  const records = text.slice(0, -1).split('\n').map((l) => JSON.parse(l));
+  const ids = Array.from({ length: cdp.nextId - 1 }, (_, i) => i + 1);
+  const conn = (records.find((r) => r.kind === 'open') || {}).conn;
+  const logged = (dir, kind) => ids.filter((id) => records.some((r) => r.conn === conn && r.dir === dir && r.kind === kind && r.id === id));
+  t.diagnostic(`${records.length} records; ${logged('up', 'command').length} of ${ids.length} commands, ${logged('down', 'response').length} answers`);
+  assert.deepEqual(logged('up', 'command'), ids, 'every command forwarded is in the log');
+  assert.deepEqual(logged('down', 'response'), ids, 'and every answer');
+  await proxy.stop();
+  proxy.removeDir();
 });
 
 test('stop chromium', ALL, async (t) => {

@@ -13,7 +13,6 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./lib/harness');
@@ -87,31 +86,9 @@ for (const [name, script] of Object.entries(CLIENT_SCRIPTS)) {
   });
 }
 
-// The wrapper on fds 3 and 4 of ours, as a pipe client starts it.
-function spawnPipeWrapper(profile, env) {
-  const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: wr.wrapperEnv(env), detached: true,
-  });
-  let stderr = '';
-  child.stdio[2].setEncoding('utf8').on('data', (d) => { stderr += d; });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let buf = Buffer.alloc(0);
-  const messages = [];
-  child.stdio[4].on('data', (d) => {
-    buf = Buffer.concat([buf, d]);
-    let i;
-    while ((i = buf.indexOf(0)) >= 0) {
-      messages.push(JSON.parse(buf.subarray(0, i).toString()));
-      buf = buf.subarray(i + 1);
-    }
-  });
-  const write = (data) => new Promise((resolve) => { if (child.stdio[3].write(data)) resolve(); else child.stdio[3].once('drain', resolve); });
-  return { child, exited, messages, write, stderr: () => stderr };
-}
-
 test('pipe mode: CDPPROXY_CONTROL serves /proxy/ and switches the policy mid-run; the message core acts on the pipe', { timeout: 120000 }, async () => {
   const profile = h.tmpdir('cdpproxy-wrap-prof-');
-  const w = spawnPipeWrapper(profile.dir, { CDPPROXY_CONTROL: '127.0.0.1:0' });
+  const w = wr.spawnPipeWrapper(profile.dir, { CDPPROXY_CONTROL: '127.0.0.1:0' });
   try {
     const port = Number((await h.waitFor(() => /control on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.stderr()),
       { timeout: 20000, what: 'the control line' }))[1]);
@@ -140,7 +117,7 @@ test('pipe mode: CDPPROXY_CONTROL serves /proxy/ and switches the policy mid-run
 test('300 MiB with no NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE, memory bounded, the next message served', { timeout: 120000 }, async (t) => {
   const profile = h.tmpdir('cdpproxy-wrap-prof-');
   const logs = h.tmpdir('cdpproxy-wrap-log-');
-  const w = spawnPipeWrapper(profile.dir, { CDPPROXY_LOG: path.join(logs.dir, 'log-%p.jsonl') });
+  const w = wr.spawnPipeWrapper(profile.dir, { CDPPROXY_LOG: path.join(logs.dir, 'log-%p.jsonl') });
   try {
     await w.write('{"id":1,"method":"Browser.getVersion"}\0');
     await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
@@ -175,7 +152,7 @@ test('300 MiB with no NUL on the pipe: refused at CDPPROXY_MAX_MESSAGE, memory b
 
 test('a client that does not read: the wrapper\'s memory stays bounded, every answer arrives later', { timeout: 120000 }, async (t) => {
   const profile = h.tmpdir('cdpproxy-wrap-prof-');
-  const w = spawnPipeWrapper(profile.dir, {});
+  const w = wr.spawnPipeWrapper(profile.dir, {});
   try {
     await w.write('{"id":1,"method":"Browser.getVersion"}\0');
     await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
@@ -207,7 +184,7 @@ test('a client that does not read: the wrapper\'s memory stays bounded, every an
 
 test('the wrapper SIGKILLed: its Chromium goes within 2 s, the next start sweeps its directory', ALL, async (t) => {
   const profile = h.tmpdir('cdpproxy-wrap-prof-');
-  const w = spawnPipeWrapper(profile.dir, {});
+  const w = wr.spawnPipeWrapper(profile.dir, {});
   try {
     await w.write('{"id":1,"method":"Browser.getVersion"}\0');
     await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
@@ -217,7 +194,7 @@ test('the wrapper SIGKILLed: its Chromium goes within 2 s, the next start sweeps
     assert.equal(dirs.length, 1, 'the wrapper has its TMPDIR for Chromium');
     process.kill(w.child.pid, 'SIGKILL');
     assert.deepEqual(await wr.goneWithin(tree, WITHIN_MS), [], 'Chromium and its helpers went with the wrapper');
-    const next = spawnPipeWrapper(profile.dir, {});
+    const next = wr.spawnPipeWrapper(profile.dir, {});
     await next.write('{"id":1,"method":"Browser.getVersion"}\0');
     await h.waitFor(() => next.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the next wrapper\'s answer' });
     assert.equal(fs.existsSync(dirs[0]), false, `the next start removed ${dirs[0]}`);

@@ -404,8 +404,8 @@ function readLog(file) {
   return out;
 }
 
-// The records of the log at file once pred(records) holds (the proxy hands
-// its log to the file every 0.2 s); waitFor's error after `timeout`.
+// The records of the log at file once pred(records) holds (the proxy writes
+// each loop round's records before it forwards them); waitFor's error after `timeout`.
 function waitForLog(file, pred, what, timeout = 5000) {
   return waitFor(() => { const l = readLog(file); return pred(l) && l; }, { what, timeout });
 }

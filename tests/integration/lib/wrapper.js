@@ -2,6 +2,7 @@
 // wrapper started, what it leaves in /tmp, and waiting for them to go.
 'use strict';
 const fs = require('node:fs');
+const { spawn } = require('node:child_process');
 const h = require('./harness');
 
 // The real browser the wrapper `pid` started (its child, not a helper), or null.
@@ -40,4 +41,31 @@ function wrapperEnv(extra = {}) {
   return env;
 }
 
-module.exports = { chromiumOf, tmpdirsOf, goneWithin, readLogs, wrapperEnv };
+// The wrapper on fds 3 and 4 of ours, as a pipe client starts it: its
+// messages so far, a write that waits for the pipe, and onMessage(fn) to be
+// told of each message as it is read (at once, not at the next poll).
+function spawnPipeWrapper(profile, env) {
+  const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: wrapperEnv(env), detached: true,
+  });
+  let stderr = '';
+  child.stdio[2].setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let buf = Buffer.alloc(0);
+  const messages = [];
+  const listeners = [];
+  child.stdio[4].on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    let i;
+    while ((i = buf.indexOf(0)) >= 0) {
+      const m = JSON.parse(buf.subarray(0, i).toString());
+      messages.push(m);
+      buf = buf.subarray(i + 1);
+      listeners.forEach((fn) => fn(m));
+    }
+  });
+  const write = (data) => new Promise((resolve) => { if (child.stdio[3].write(data)) resolve(); else child.stdio[3].once('drain', resolve); });
+  return { child, exited, messages, write, stderr: () => stderr, onMessage: (fn) => listeners.push(fn) };
+}
+
+module.exports = { chromiumOf, tmpdirsOf, goneWithin, readLogs, wrapperEnv, spawnPipeWrapper };
