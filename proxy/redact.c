@@ -842,6 +842,16 @@ static char *redact_json(json_t *j, size_t *outlen)
 	return out;
 }
 
+char *redact_url(const char *s)
+{
+	size_t n = strlen(s);
+	struct out o = { xmalloc(n + 16), 0, n + 16 };
+
+	userinfo_redact(&o, s, n);
+	o.p[o.len] = '\0';   /* out_put keeps a byte spare */
+	return o.p;
+}
+
 char *redact_body(const char *body, size_t len, size_t *outlen)
 {
 	json_t *j;

@@ -35,4 +35,9 @@
  * with a password in it). */
 char *redact_body(const char *body, size_t len, size_t *outlen);
 
+/* A copy of s (a URL, or any text) with the userinfo of each URL in it
+ * replaced: "http://user:pw@host/" becomes "http://<redacted>@host/". The
+ * caller frees it. For what the proxy logs of its own (session URLs). */
+char *redact_url(const char *s);
+
 #endif
