@@ -144,7 +144,7 @@ static int mentions_secret(const char *body, size_t len)
 			for (i = a; i < len && !ends_authority(body[i]); i++)
 				if (body[i] == '@')
 					return 1;
-			i--;   /* the loop's i++ looks at the end again: it may start a word */
+			i -= 2;   /* the loop's i++ looks again at the authority's last byte: a ':' of the next "://" */
 			continue;
 		}
 		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
@@ -195,7 +195,7 @@ static int userinfo_redact(struct out *o, const char *s, size_t n)
 			done = at;
 			hit = 1;
 		}
-		i = e - 1;
+		i = e - 2;   /* past the loop's i++, the authority's last byte: a ':' of the next "://" */
 	}
 	out_put(o, s + done, n - done);
 	return hit;

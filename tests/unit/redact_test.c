@@ -163,6 +163,9 @@ int main(void)
 	      "{\"method\":\"Page.frameNavigated\",\"params\":{\"frame\":{\"id\":\"f\",\"url\":\"http://<redacted>@h/\","
 	      "\"urlFragment\":\"#x\"}}}",
 	      "Page.frameNavigated url with userinfo");
+	check("{\"id\":26,\"result\":{\"text\":\"a://bhttp://u:S35@h and http:\\/\\/u:S36@h\"}}",
+	      "{\"id\":26,\"result\":{\"text\":\"a://bhttp://<redacted>@h and http://<redacted>@h\"}}",
+	      "a URL right after another's authority; JSON's escaped slashes");
 	check("{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
 	      "{\"X-Api-Key\":\"S28\",\"X-Foo-Token\":\"S29\",\"x-session\":\"S30\",\"Accept\":\"*/*\"}}}}",
 	      "{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
