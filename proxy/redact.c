@@ -28,12 +28,22 @@ enum ctx {
 /* Words that make a name a credential's (case aside, anywhere in the name):
  * header names in header objects, entries and lines; members of JSON bodies;
  * form fields; multipart parts. Broad on purpose: a log loses a value it
- * did not need rather than keeps one it should not have. */
-static const char *const cred_words[] = {
-	"pass", "pwd", "secret", "token", "key", "auth", "credential", "session", "sessid",
-	"cookie", "csrf", "xsrf", "jwt", "signature",
+ * did not need rather than keeps one it should not have. mentions_secret
+ * spells them again (redact_test checks each). */
+#define WORD(w) { w, sizeof w - 1 }
+static const struct word {
+	const char *w;
+	size_t n;
+} cred_words[] = {
+	WORD("pass"), WORD("pwd"), WORD("secret"), WORD("token"), WORD("key"), WORD("auth"), WORD("credential"),
+	WORD("session"), WORD("sessid"), WORD("cookie"), WORD("csrf"), WORD("xsrf"), WORD("jwt"), WORD("signature"),
 };
 #define N_CRED (sizeof cred_words / sizeof cred_words[0])
+/* Their first letters, either case: most bytes of a name are none. */
+static const unsigned char cred_first[256] = {
+	['p'] = 1, ['s'] = 1, ['t'] = 1, ['k'] = 1, ['a'] = 1, ['c'] = 1, ['x'] = 1, ['j'] = 1,
+	['P'] = 1, ['S'] = 1, ['T'] = 1, ['K'] = 1, ['A'] = 1, ['C'] = 1, ['X'] = 1, ['J'] = 1,
+};
 
 static const char *const secret_headers[] = {
 	"authorization", "proxy-authorization", "cookie", "set-cookie",
@@ -82,12 +92,14 @@ static int is_secret_header(const char *s, size_t n)
 /* Is s[0..n) a credential's name: one of cred_words[] in it, or "sid"? */
 static int is_cred_name(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t w = 0; w < N_CRED; w++) {
-			size_t k = strlen(cred_words[w]);
-			if ((s[i] | 0x20) == cred_words[w][0] && n - i >= k && !strncasecmp(s + i, cred_words[w], k))
+	for (size_t i = 0; i < n; i++) {
+		if (!cred_first[(unsigned char)s[i]])
+			continue;
+		for (size_t w = 0; w < N_CRED; w++)
+			if ((s[i] | 0x20) == cred_words[w].w[0] && n - i >= cred_words[w].n &&
+			    !strncasecmp(s + i, cred_words[w].w, cred_words[w].n))
 				return 1;
-		}
+	}
 	return n == 3 && !strncasecmp(s, "sid", 3);
 }
 
@@ -120,26 +132,39 @@ static int ends_authority(char c)
 	       c == '>' || c == '`' || (unsigned char)c <= ' ';
 }
 
+static int is_letter(char c)
+{
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'z';
+}
+
 /* Could body hold a secret? A cheap test so that most bodies are logged
- * without a parse: a key or header name that leads to one in any case, an
- * '@' in a URL's authority, or a \u escape of an ASCII letter, '/', ':' or
- * '@' (which could spell one). Each scan for an authority stops at its first
- * '/', so the test stays linear. */
+ * without a parse: a key that leads to one anywhere (cookies, the four
+ * secret headers, password, a body or base64 headers), a credential's word
+ * (cred_words, spelled again below for speed) where there are headers to
+ * name, an '@' in a URL's authority, or a \u escape of an ASCII letter, '/',
+ * ':' or '@' (which could spell one). A credential's word alone is not
+ * enough: base64 (a screenshot) spells "key" every few thousand bytes. CDP's
+ * own "sessionId" member, in nearly every message, is no credential's word;
+ * "sid" is one only as a word of its own. Each scan for an authority stops
+ * at its first '/', so the test stays linear. */
 static int mentions_secret(const char *body, size_t len)
 {
-	static const char *const words[] = {
-		"cookie", "authorization", "password", "binaryresponseheaders", "headers", "postdata",
-		"base64encoded", "fulfillrequest", "payloaddata",
-	};
+	int cred = 0, headers = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		char c = (char)(body[i] | 0x20);
-		size_t a;
-		if (body[i] == '\\' && i + 5 < len && body[i + 1] == 'u' && body[i + 2] == '0' &&
-		    ((body[i + 3] == '0' && body[i + 4] >= '4' && body[i + 4] <= '7') ||
-		     (body[i + 3] == '0' && body[i + 4] == '2' && (body[i + 5] | 0x20) == 'f') ||
-		     (body[i + 3] == '0' && body[i + 4] == '3' && (body[i + 5] | 0x20) == 'a')))
-			return 1;
+		size_t a, left = len - i;
+		const char *b = body + i;
+/* The first letter is the switch's; the second, before a call. */
+#define AT(w) (left >= sizeof w - 1 && (b[1] | 0x20) == (w)[1] && !strncasecmp(b + 2, (w) + 2, sizeof w - 3))
+
+		if (*b == '\\') {
+			if (left > 5 && b[1] == 'u' && b[2] == '0' && b[3] == '0' &&
+			    ((b[4] >= '4' && b[4] <= '7') || (b[4] == '2' && (b[5] | 0x20) == 'f') ||
+			     (b[4] == '3' && (b[5] | 0x20) == 'a')))
+				return 1;
+			continue;
+		}
 		if ((a = url_authority(body, len, i))) {
 			for (i = a; i < len && !ends_authority(body[i]); i++)
 				if (body[i] == '@')
@@ -147,10 +172,57 @@ static int mentions_secret(const char *body, size_t len)
 			i -= 2;   /* the loop's i++ looks again at the authority's last byte: a ':' of the next "://" */
 			continue;
 		}
-		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
-			if (c == words[w][0] && len - i >= strlen(words[w]) &&
-			    !strncasecmp(body + i, words[w], strlen(words[w])))
+		switch (*b | 0x20) {   /* only letters become letters */
+		case 'a':
+			if (AT("authorization"))
 				return 1;
+			cred |= AT("auth");
+			break;
+		case 'b':
+			if (AT("binaryresponseheaders") || AT("base64encoded"))
+				return 1;
+			break;
+		case 'c':
+			if (AT("cookie"))
+				return 1;
+			cred |= AT("credential") || AT("csrf");
+			break;
+		case 'f':
+			if (AT("fulfillrequest"))
+				return 1;
+			break;
+		case 'h':
+			headers |= AT("headers");
+			break;
+		case 'j':
+			cred |= AT("jwt");
+			break;
+		case 'k':
+			cred |= AT("key");
+			break;
+		case 'p':
+			if (AT("password") || AT("postdata") || AT("payloaddata"))
+				return 1;
+			cred |= AT("pass") || AT("pwd");
+			break;
+		case 's':
+			cred |= AT("secret") || AT("sessid") || AT("signature") ||
+				(AT("session") && !(i && b[-1] == '"' && left >= 10 && !memcmp(b, "sessionId\"", 10))) ||
+				(AT("sid") && !(i && is_letter(b[-1]) && !(i > 1 && b[-2] == '\\')) &&   /* \nsid */
+				 !(left > 3 && is_letter(b[3])));
+			break;
+		case 't':
+			cred |= AT("token");
+			break;
+		case 'x':
+			cred |= AT("xsrf");
+			break;
+		default:
+			break;
+		}
+#undef AT
+		if (cred && headers)
+			return 1;
 	}
 	return 0;
 }
@@ -446,10 +518,13 @@ static int hex_value(char c)
 /* Is a form field's name[0..n) a credential's, once %XX and '+' decode? */
 static int form_name_is_cred(const char *name, size_t n)
 {
-	char *d = xmalloc(n + 1);
+	char *d;
 	size_t k = 0;
 	int cred;
 
+	if (!memchr(name, '%', n))   /* '+' for a space makes no word and breaks none */
+		return is_cred_name(name, n);
+	d = xmalloc(n + 1);
 	for (size_t i = 0; i < n; i++) {
 		if (name[i] == '%' && n - i >= 3 && hex_value(name[i + 1]) >= 0 && hex_value(name[i + 2]) >= 0) {
 			d[k++] = (char)(hex_value(name[i + 1]) << 4 | hex_value(name[i + 2]));
@@ -569,14 +644,19 @@ static int multipart_fields(struct out *o, const char *s, size_t n)
 	return hit;
 }
 
-/* A body as JSON: its credential members; one that looks like JSON but does
- * not parse is withheld whole if a credential's name is anywhere in it. */
+/* A body as JSON: its credential members. One that looks like JSON but does
+ * not parse (cut, or a form that starts with '{') is read as a form, and
+ * withheld whole if that finds nothing and a credential word is in it. */
 static int json_body(struct out *o, const char *s, size_t n)
 {
 	json_t *j = json_loadb(s, n, JSON_ALLOW_NUL | JSON_DECODE_ANY, NULL);
 	char *text;
 
 	if (!j) {
+		size_t mark = o->len;
+		if (!memchr(s, '\0', n) && form_fields(o, s, n))
+			return 1;
+		o->len = mark;
 		if (!is_cred_name(s, n)) {
 			out_put(o, s, n);
 			return 0;
@@ -638,7 +718,7 @@ static json_t *redact_body_member(const char *s, size_t n, int b64)
 }
 
 static char *redact_json(json_t *j, size_t *outlen);
-static void redact_walk(json_t *v, enum ctx ctx);
+static int redact_walk(json_t *v, enum ctx ctx);
 
 /* The "message" of a Target.sendMessageToTarget: a CDP message as a string. */
 static json_t *redact_wrapped(const char *s, size_t n)
@@ -749,12 +829,25 @@ static enum ctx member_ctx(const char *key, enum ctx ctx, enum ctx params)
 	return CTX_NONE;
 }
 
-/* Walks v, replacing secrets in place; ctx: what v's container says v is. */
-static void redact_walk(json_t *v, enum ctx ctx)
+/* Sets member key of object v to rep (a new reference); returns whether
+ * that changed v. */
+static int set_member(json_t *v, const char *key, json_t *rep)
+{
+	int changed = !json_equal(json_object_get(v, key), rep);
+
+	json_object_set_new(v, key, rep);
+	return changed;
+}
+
+/* Walks v, replacing secrets in place; ctx: what v's container says v is.
+ * Returns whether anything changed (a replacement may equal what it
+ * replaces: an empty Cookie header, a header text with no secret line). */
+static int redact_walk(json_t *v, enum ctx ctx)
 {
 	const char *key, *name;
 	json_t *child, *rep;
 	enum ctx params;
+	int changed = 0;
 	void *it;
 	size_t i;
 
@@ -762,14 +855,15 @@ static void redact_walk(json_t *v, enum ctx ctx)
 		json_array_foreach(v, i, child) {
 			if (json_is_string(child) &&
 			    (rep = userinfo_json(json_string_value(child), json_string_length(child))))
-				json_array_set_new(v, i, rep);
+				changed = 1, json_array_set_new(v, i, rep);
 			else
-				redact_walk(child, ctx == CTX_COOKIE || ctx == CTX_HEADERS || ctx == CTX_ENTRY ? ctx : CTX_NONE);
+				changed |= redact_walk(child, ctx == CTX_COOKIE || ctx == CTX_HEADERS || ctx == CTX_ENTRY ?
+								      ctx : CTX_NONE);
 		}
-		return;
+		return changed;
 	}
 	if (!json_is_object(v))
-		return;
+		return 0;
 	/* Before the members below may replace the method. */
 	params = ctx == CTX_MESSAGE ? params_ctx(v) : CTX_NONE;
 	/* A Cookie; a header entry {"name": "Cookie", "value": ...} (Fetch,
@@ -779,12 +873,12 @@ static void redact_walk(json_t *v, enum ctx ctx)
 	if (json_object_get(v, "value") &&
 	    (ctx == CTX_COOKIE || looks_like_cookie(v) || (name && is_secret_header(name, strlen(name))) ||
 	     (name && ctx == CTX_HEADERS && is_cred_name(name, strlen(name)))))
-		json_object_set_new(v, "value", json_string(REDACTED));
+		changed |= set_member(v, "value", json_string(REDACTED));
 	name = json_string_value(json_object_get(v, "headerName"));
 	if (name && is_cred_name(name, strlen(name))) {
 		json_object_foreach(v, key, child)
 			if (strcmp(key, "headerName"))
-				json_object_set_new(v, key, json_string(REDACTED));
+				changed |= set_member(v, key, json_string(REDACTED));
 	}
 	/* json_object_foreach_safe's own temporaries shadow ours: iterate by hand.
 	 * A header entry's own members are not headers. */
@@ -793,11 +887,14 @@ static void redact_walk(json_t *v, enum ctx ctx)
 	for (it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
 		key = json_object_iter_key(it);
 		child = json_object_iter_value(it);
-		if ((rep = redact_member(v, key, child, ctx)))
+		if ((rep = redact_member(v, key, child, ctx))) {
+			changed |= !json_equal(child, rep);
 			json_object_iter_set_new(v, it, rep);
-		else
-			redact_walk(child, member_ctx(key, ctx, params));
+		} else {
+			changed |= redact_walk(child, member_ctx(key, ctx, params));
+		}
 	}
+	return changed;
 }
 
 /* Does s name cookies (Network.setCookie, Storage.setCookies...), case aside? */
@@ -809,34 +906,26 @@ static int mentions_cookie(const char *s)
 	return 0;
 }
 
-/* Redacts message j (a CDP message), frees it, and returns its text. */
+/* Redacts message j (a CDP message), frees it, and returns its text; NULL
+ * when nothing changed (a message that names a secret without holding one,
+ * a Cookie header already empty, say: not redacted). */
 static char *redact_json(json_t *j, size_t *outlen)
 {
 	/* Read before the walk, which may replace the method's string. */
 	const char *method = json_string_value(json_object_get(j, "method"));
-	int cookies = method && mentions_cookie(method);
+	int cookies = method && mentions_cookie(method), changed;
 	json_t *params = json_object_get(j, "params");
-	char *out;
-
-	char *before = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *out = NULL;
 
 	json_incref(params);   /* and params itself */
-	redact_walk(j, CTX_MESSAGE);
+	changed = redact_walk(j, CTX_MESSAGE);
 	/* Network.setCookie carries a CookieParam as its params. */
 	if (cookies && json_is_object(params) && json_object_get(params, "value"))
-		json_object_set_new(params, "value", json_string(REDACTED));
+		changed |= set_member(params, "value", json_string(REDACTED));
 	json_decref(params);
-	out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (changed && !(out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+		out = xstrdup(REDACTED_NOT_JSON);   /* jansson's own strings are UTF-8: not expected */
 	json_decref(j);
-	if (!out)   /* jansson's own strings are UTF-8: not expected */
-		out = xstrdup(REDACTED_NOT_JSON);
-	/* A message that names a secret without holding one (a Cookie header
-	 * already empty, say) is not redacted. */
-	if (before && !strcmp(before, out)) {
-		free(out);
-		out = NULL;
-	}
-	free(before);
 	if (out)
 		*outlen = strlen(out);
 	return out;

@@ -119,8 +119,11 @@ static void text(struct src *s, char *out, size_t max, const char *banned)
 	out[j] = '\0';
 }
 
+static void cred_name(struct src *s, char *out, const char *banned);
+
 /* A secret header's name with case flipped and spaces or tabs around it:
- * the four everywhere, or one named like a credential (in headers). */
+ * the four everywhere, or one named like a credential (in headers), listed
+ * or made of a credential's word among fuzzed bytes. */
 static void header_name(struct src *s, char *out)
 {
 	static const char *const names[] = {
@@ -128,6 +131,11 @@ static void header_name(struct src *s, char *out)
 		"X-Auth-User", "x-session-id", "Secret", "X-CSRF-TOKEN", "WWW-Authenticate", "apikey",
 	};
 	const char *name = names[pick(s, 12)];
+
+	if (!pick(s, 3)) {
+		cred_name(s, out, ":\r\n");
+		return;
+	}
 	unsigned flips = byte(s), pad = byte(s);
 	size_t j = 0;
 
@@ -260,16 +268,16 @@ static void cred_name(struct src *s, char *out, const char *banned)
 {
 	static const char *const words[] = {
 		"password", "passwd", "pwd", "secret", "token", "api_key", "apiKey", "auth", "credentials",
-		"session", "PHPSESSID", "csrf", "jwt", "sid",
+		"session", "PHPSESSID", "csrf", "jwt", "xsrf", "signature", "cookie", "key", "sid",
 	};
 	char pre[8], post[8], w[16];
-	unsigned flips = byte(s), k = pick(s, 14);
+	unsigned flips = byte(s), k = pick(s, 18);
 
 	snprintf(w, sizeof w, "%s", words[k]);
 	for (size_t i = 0; w[i]; i++)
 		if ((flips >> (i % 8)) & 1 && ((w[i] | 0x20) >= 'a' && (w[i] | 0x20) <= 'z'))
 			w[i] ^= 0x20;
-	if (k == 13) {   /* "sid" counts only alone */
+	if (k == 17) {   /* "sid" counts only alone */
 		snprintf(out, 40, "%s", w);
 		return;
 	}

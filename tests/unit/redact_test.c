@@ -1,4 +1,5 @@
 /* redact_test: secrets leave logged bodies; everything else stays. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,12 @@ int main(void)
 	check("{\"id\":26,\"result\":{\"text\":\"a://bhttp://u:S35@h and http:\\/\\/u:S36@h\"}}",
 	      "{\"id\":26,\"result\":{\"text\":\"a://bhttp://<redacted>@h and http://<redacted>@h\"}}",
 	      "a URL right after another's authority; JSON's escaped slashes");
+	check("{\"id\":27,\"result\":{\"postData\":\"{x=1&sid=S37\"}}",
+	      "{\"id\":27,\"result\":{\"postData\":\"{x=1&sid=<redacted>\"}}",
+	      "a form that starts like JSON (found by fuzz_redact)");
+	check("{\"id\":28,\"result\":{\"postData\":\"{\\\"pass\\\":\\\"S38\"}}",
+	      "{\"id\":28,\"result\":{\"postData\":\"<redacted>\"}}",
+	      "a JSON body cut short, with a credential word in it: withheld");
 	check("{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
 	      "{\"X-Api-Key\":\"S28\",\"X-Foo-Token\":\"S29\",\"x-session\":\"S30\",\"Accept\":\"*/*\"}}}}",
 	      "{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
@@ -189,6 +196,32 @@ int main(void)
 	      "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"postData\":\"q=hello&page=2\","
 	      "\"headers\":{\"Accept\":\"*/*\"},\"url\":\"http://h/a@b\"}}}",
 	      "a form without credentials, and an @ past the host, stay");
+	/* Each credential word, as redact.c's cred_words and mentions_secret spell
+	 * them, in a header name of an otherwise quiet message. */
+	{
+		static const char *const words[] = {
+			"pass", "pwd", "secret", "token", "key", "auth", "credential", "session", "sessid", "cookie",
+			"csrf", "xsrf", "jwt", "signature", "sid",
+		};
+		for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+			char in[200], want[200];
+			snprintf(in, sizeof in, "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+				 "{\"headers\":{\"X-%s%s\":\"S40\"}}}}", i == 14 ? "" : "My", words[i]);
+			snprintf(want, sizeof want, "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+				 "{\"headers\":{\"X-%s%s\":\"<redacted>\"}}}}", i == 14 ? "" : "My", words[i]);
+			if (i == 14) {   /* "sid" is one only alone */
+				snprintf(in, sizeof in, "{\"params\":{\"headers\":{\"SID\":\"S40\",\"inside\":\"x\"}}}");
+				snprintf(want, sizeof want, "{\"params\":{\"headers\":{\"SID\":\"<redacted>\",\"inside\":\"x\"}}}");
+			}
+			check(in, want, words[i]);
+		}
+	}
+	check("{\"id\":29,\"result\":{\"headers\":{\"x\":\"y\"},\"sessionId\":\"s\",\"data\":\"a+key/sid+jwt\"}}",
+	      "{\"id\":29,\"result\":{\"headers\":{\"x\":\"y\"},\"sessionId\":\"s\",\"data\":\"a+key/sid+jwt\"}}",
+	      "credential words outside header names stay (and sessionId)");
+	check("{\"params\":{\"requestHeadersText\":\"S\\r\\nSID:S41\"}}",
+	      "{\"params\":{\"requestHeadersText\":\"S\\r\\nSID: <redacted>\"}}",
+	      "a header line named sid after an escaped line end (found by fuzz_redact)");
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);
