@@ -678,7 +678,8 @@ static int json_body(struct out *o, const char *s, size_t n)
 /* Appends a request or response body s[0..n) to o with its credential
  * fields redacted, and returns whether any was: a JSON object or array by
  * its members, a multipart body ("--boundary" on its first line) by its
- * parts' names, and any other text without NUL bytes as a form. */
+ * parts' names, and any other text without NUL bytes (such a multipart
+ * body too, when no part was named so) as a form. */
 static int body_fields(struct out *o, const char *s, size_t n)
 {
 	size_t k = 0;
@@ -687,8 +688,12 @@ static int body_fields(struct out *o, const char *s, size_t n)
 		k++;
 	if (k < n && (s[k] == '{' || s[k] == '['))
 		return json_body(o, s, n);
-	if (n > 2 && s[0] == '-' && s[1] == '-' && memchr(s, '\n', n))
-		return multipart_fields(o, s, n);
+	if (n > 2 && s[0] == '-' && s[1] == '-' && memchr(s, '\n', n)) {
+		size_t mark = o->len;
+		if (multipart_fields(o, s, n))
+			return 1;
+		o->len = mark;   /* no part named so: perhaps a form after all */
+	}
 	if (!memchr(s, '\0', n))
 		return form_fields(o, s, n);
 	out_put(o, s, n);

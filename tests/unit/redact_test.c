@@ -222,6 +222,9 @@ int main(void)
 	check("{\"params\":{\"requestHeadersText\":\"S\\r\\nSID:S41\"}}",
 	      "{\"params\":{\"requestHeadersText\":\"S\\r\\nSID: <redacted>\"}}",
 	      "a header line named sid after an escaped line end (found by fuzz_redact)");
+	check("{\"params\":{\"postData\":\"--x\\nk=1&password=S42\"}}",
+	      "{\"params\":{\"postData\":\"--x\\nk=1&password=<redacted>\"}}",
+	      "a form that starts like a multipart body (found by fuzz_redact)");
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);
