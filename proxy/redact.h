@@ -1,5 +1,5 @@
-/* redact: takes secrets (auth headers, cookies, passwords) out of message
- * bodies before they are logged. Pure. */
+/* redact: takes secrets (auth headers, cookies, passwords, credential fields
+ * of bodies, URL userinfo) out of message bodies before they are logged. Pure. */
 #ifndef CDPPROXY_REDACT_H
 #define CDPPROXY_REDACT_H
 
@@ -15,8 +15,13 @@
  *  - members of a Network.Headers object named Authorization,
  *    Proxy-Authorization, Cookie or Set-Cookie (case and spaces aside);
  *  - the value of a header entry {name, value} (Fetch.HeaderEntry,
- *    CacheStorage.Header) with such a name, and both values of a
- *    Preload.PrerenderMismatchedHeaders for one;
+ *    CacheStorage.Header) with such a name;
+ *  - in a headers container (the value of a member named *headers, any case:
+ *    an object, or an array of entries), also every header whose name holds
+ *    a credential word (redact.c's cred_words: pass, pwd, secret, token,
+ *    key, auth, credential, session, sessid, cookie, csrf, xsrf, jwt,
+ *    signature; or is "sid"), and so in raw header lines and for
+ *    Preload.PrerenderMismatchedHeaders (both values);
  *  - such lines of raw header text (headersText, requestHeadersText; lines
  *    end at \r, \n or NUL; a folded line continues its header) and of
  *    Fetch's base64 binaryResponseHeaders (decoded, redacted, encoded);
@@ -27,12 +32,30 @@
  *    rawCookieLine): the value and any segment that is not a cookie
  *    attribute; the name and attributes stay;
  *  - a password member (Fetch.AuthChallengeResponse);
+ *  - credential fields of bodies (base64 ones decoded and encoded again):
+ *    postData (Network.Request, a getRequestPostData result; base64 in
+ *    Fetch.continueRequest or where base64Encoded says so),
+ *    postDataEntries[].bytes, Fetch.fulfillRequest's body, the body of a
+ *    getResponseBody result and the data of an IO.read one (where a
+ *    base64Encoded member is beside them), WebSocket frames' payloadData.
+ *    A JSON body loses each member named with a credential word; a
+ *    multipart body ("--boundary" first) the content of each part so
+ *    named; other text without NUL bytes, read as a form, the value of
+ *    each field so named (%XX decoded). A body that looks like JSON but
+ *    does not parse is withheld whole if a credential word is in it;
+ *  - URL userinfo ("scheme://user:password@host", the last '@' of the
+ *    authority) in every string value and in bodies: user and password;
  *  - the same inside the message string of Target.sendMessageToTarget and
  *    Target.receivedMessageFromTarget.
  * A body that is not a JSON object or array but may hold a secret is
  * withheld whole: REDACTED_NOT_JSON. Not recognised: secrets in values
- * a page or client computes (a Runtime.evaluate of document.cookie, a URL
- * with a password in it). */
+ * a page or client computes (a Runtime.evaluate of document.cookie) other
+ * than URL userinfo; query strings; HTML; object keys. Linear in len. */
 char *redact_body(const char *body, size_t len, size_t *outlen);
+
+/* A copy of s (a URL, or any text) with the userinfo of each URL in it
+ * replaced: "http://user:pw@host/" becomes "http://<redacted>@host/". The
+ * caller frees it. For what the proxy logs of its own (session URLs). */
+char *redact_url(const char *s);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "redact.h"
 #include "util.h"
 
 static void session_free(void *p)
@@ -113,6 +114,15 @@ static void set_str(char **dst, const char *v)
 		return;
 	free(*dst);
 	*dst = xstrdup(v);
+}
+
+/* A session's URL goes to the log and to /proxy/ pages: without userinfo. */
+static void set_url(char **dst, const char *v)
+{
+	if (!v)
+		return;
+	free(*dst);
+	*dst = redact_url(v);
 }
 
 void sessions_init(struct sessions *s, const char *path)
@@ -315,7 +325,7 @@ static void update_target(struct session *se, json_t *info)
 {
 	set_str(&se->target_id, json_string_value(json_object_get(info, "targetId")));
 	set_str(&se->type, json_string_value(json_object_get(info, "type")));
-	set_str(&se->url, json_string_value(json_object_get(info, "url")));
+	set_url(&se->url, json_string_value(json_object_get(info, "url")));
 }
 
 /* Forgets a detached session and the commands it will never answer. */
@@ -363,9 +373,17 @@ static json_t *session_record(const char *event, const struct session *se, json_
 /* Sets se's URL to url; a change adds a "url" record to *out. */
 static void url_follow(struct session *se, const char *url, json_t **out)
 {
-	if (!url || (se->url && !strcmp(se->url, url)))
+	char *clean;
+
+	if (!url)
 		return;
-	set_str(&se->url, url);
+	clean = redact_url(url);
+	if (se->url && !strcmp(se->url, clean)) {
+		free(clean);
+		return;
+	}
+	free(se->url);
+	se->url = clean;
 	if (!*out)
 		*out = json_array();
 	json_array_append_new(*out, session_record("url", se, NULL));

@@ -119,11 +119,23 @@ static void text(struct src *s, char *out, size_t max, const char *banned)
 	out[j] = '\0';
 }
 
-/* A secret header's name with case flipped and spaces or tabs around it. */
+static void cred_name(struct src *s, char *out, const char *banned);
+
+/* A secret header's name with case flipped and spaces or tabs around it:
+ * the four everywhere, or one named like a credential (in headers), listed
+ * or made of a credential's word among fuzzed bytes. */
 static void header_name(struct src *s, char *out)
 {
-	static const char *const names[] = { "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie" };
-	const char *name = names[pick(s, 4)];
+	static const char *const names[] = {
+		"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Custom-Token",
+		"X-Auth-User", "x-session-id", "Secret", "X-CSRF-TOKEN", "WWW-Authenticate", "apikey",
+	};
+	const char *name = names[pick(s, 12)];
+
+	if (!pick(s, 3)) {
+		cred_name(s, out, ":\r\n");
+		return;
+	}
 	unsigned flips = byte(s), pad = byte(s);
 	size_t j = 0;
 
@@ -250,16 +262,171 @@ static json_t *one(json_t *v)
 	return a;
 }
 
+/* A credential's name as bodies and forms have them: fuzzed text (none of
+ * banned) around a word of redact.c's list, its case flipped. */
+static void cred_name(struct src *s, char *out, const char *banned)
+{
+	static const char *const words[] = {
+		"password", "passwd", "pwd", "secret", "token", "api_key", "apiKey", "auth", "credentials",
+		"session", "PHPSESSID", "csrf", "jwt", "xsrf", "signature", "cookie", "key", "sid",
+	};
+	char pre[8], post[8], w[16];
+	unsigned flips = byte(s), k = pick(s, 18);
+
+	snprintf(w, sizeof w, "%s", words[k]);
+	for (size_t i = 0; w[i]; i++)
+		if ((flips >> (i % 8)) & 1 && ((w[i] | 0x20) >= 'a' && (w[i] | 0x20) <= 'z'))
+			w[i] ^= 0x20;
+	if (k == 17) {   /* "sid" counts only alone */
+		snprintf(out, 40, "%s", w);
+		return;
+	}
+	text(s, pre, 4, banned);
+	text(s, post, 4, banned);
+	snprintf(out, 40, "%s%s%s", pre, w, post);
+}
+
+/* A body with the marker in a credential field: a form, a multipart body
+ * or JSON (nested, with fuzzed members around it). Returns its length. */
+static size_t body(struct src *s, char *out, size_t cap)
+{
+	char name[40], value[64], junk[16], junk2[16], bound[24];
+	json_t *j, *holder;
+	char *t;
+	size_t len;
+
+	switch (pick(s, 3)) {
+	case 0:   /* application/x-www-form-urlencoded, or text read as one */
+		text(s, junk, 8, "&=");
+		text(s, junk2, 8, "&");
+		cred_name(s, name, "&=%");   /* %XX could eat the word's first letter */
+		secret_value(s, value, "&");
+		snprintf(out, cap, "%s=%s&%s=%s%s", junk, junk2, name, value, pick(s, 2) ? "&x=1" : "");
+		return strlen(out);
+	case 1:   /* multipart/form-data */
+		text(s, bound, 16, "\r\n");
+		text(s, junk, 8, "\r\n\"");
+		cred_name(s, name, "\r\n\"");
+		secret_value(s, value, "\n");
+		snprintf(out, cap,
+					"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\nann\r\n--%s\r\n"
+					"Content-Disposition: form-data; name=\"%s\"%s\r\n\r\n%s\r\n--%s--\r\n",
+					bound, junk, bound, name, pick(s, 2) ? "" : "; filename=\"f\"", value, bound);
+		return strlen(out);
+	default:  /* JSON */
+		j = json_object();
+		holder = j;
+		for (unsigned d = pick(s, 3); d; d--) {
+			json_t *next = json_object();
+			text(s, junk, 8, "");
+			json_object_set_new(holder, junk[0] ? junk : "x", pick(s, 2) ? one(next) : next);
+			holder = next;
+		}
+		text(s, junk, 8, "");
+		json_object_set_new(holder, junk, json_string("before"));
+		cred_name(s, name, "");
+		secret_value(s, value, "");
+		json_object_set_new(holder, name, pick(s, 4) ? json_string(value) : one(json_string(value)));
+		t = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+		len = strlen(t) < cap ? strlen(t) : cap - 1;
+		memcpy(out, t, len);
+		out[len] = '\0';
+		free(t);
+		return len;
+	}
+}
+
+/* A string with a URL whose userinfo holds the marker, among fuzzed text. */
+static void url_with_userinfo(struct src *s, char *out, size_t cap)
+{
+	static const char *const schemes[] = { "http", "https", "ws", "wss", "ftp", "chrome-extension" };
+	static const char *const ends[] = { "", "/", "/p?q=1", "#f", "?x", ":8080/a@b" };
+	char pre[16], user[16], post[16], host[16];
+
+	text(s, pre, 8, "");
+	/* Nothing that ends an authority or is its '@'; no controls (text gives
+	 * none but NUL... and \x01 to \x1f, banned here too). */
+	text(s, user, 8, "/\\?#\"'<>`@ \t\r\n\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15"
+			 "\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f");
+	text(s, host, 8, "/\\?#\"'<>`@ \t\r\n");
+	text(s, post, 8, "");
+	snprintf(out, cap, "%s%s://%s%s" MARK "@%s%s%s", pre, schemes[pick(s, 6)], user, pick(s, 2) ? ":" : "", host,
+		 ends[pick(s, 6)], post);
+}
+
 /* One secret shape with the marker in it, to be placed under the member
  * *key (set here). */
-static json_t *shape(struct src *s, const char **key)
+static json_t *shape(struct src *s, const char **key, const char **method)
 {
+	static char ukey[16];   /* a fuzzed key: *key outlives this call */
 	char buf[512], name[40], value[64], cname[16], attrs[32];
 	json_t *o = json_object();
 	size_t n;
 	char *enc;
 
-	switch (pick(s, 9)) {
+	switch (pick(s, 15)) {
+	case 9:   /* Network.Request.postData; a getRequestPostData result */
+		n = body(s, buf, sizeof buf);
+		if (pick(s, 2)) {
+			json_decref(o);
+			*key = "postData";
+			return json_string(buf);
+		}
+		enc = b64(buf, n);
+		json_object_set_new(o, "postData", json_string(enc));
+		json_object_set_new(o, "base64Encoded", json_true());
+		free(enc);
+		*key = "result";
+		return o;
+	case 10:  /* postDataEntries[].bytes */
+		n = body(s, buf, sizeof buf);
+		enc = b64(buf, n);
+		json_object_set_new(o, "bytes", json_string(enc));
+		free(enc);
+		*key = "postDataEntries";
+		return one(o);
+	case 11:  /* Fetch.continueRequest postData, Fetch.fulfillRequest body (base64) */
+		json_decref(o);
+		n = body(s, buf, sizeof buf);
+		enc = b64(buf, n);
+		o = json_string(enc);
+		free(enc);
+		if (pick(s, 2)) {
+			*method = "Fetch.continueRequest";
+			*key = "postData";
+		} else {
+			*method = "Fetch.fulfillRequest";
+			*key = "body";
+		}
+		return o;
+	case 12:  /* getResponseBody, IO.read results; WebSocket frames */
+		n = body(s, buf, sizeof buf);
+		switch (pick(s, 3)) {
+		case 0:
+			json_object_set_new(o, "body", json_string(buf));
+			json_object_set_new(o, "base64Encoded", json_false());
+			break;
+		case 1:
+			enc = b64(buf, n);
+			json_object_set_new(o, "data", json_string(enc));
+			json_object_set_new(o, "base64Encoded", json_true());
+			free(enc);
+			break;
+		default:
+			json_object_set_new(o, "opcode", json_integer(1));
+			json_object_set_new(o, "mask", json_false());
+			json_object_set_new(o, "payloadData", json_string(buf));
+		}
+		*key = pick(s, 2) ? "result" : "response";
+		return o;
+	case 13:  /* URL userinfo in any string, alone or in an array */
+	case 14:
+		json_decref(o);
+		url_with_userinfo(s, buf, sizeof buf);
+		text(s, ukey, 8, "");
+		*key = ukey[0] ? ukey : "url";
+		return pick(s, 2) ? json_string(buf) : one(json_string(buf));
 	case 0:   /* Network.Headers */
 		header_name(s, name);
 		secret_value(s, value, "");
@@ -344,8 +511,14 @@ static json_t *message(struct src *s)
 	const char *key;
 	char junk[16];
 
-	json_object_set_new(msg, "method", json_string(methods[pick(s, 7)]));
+	const char *method = NULL;
+
 	json_object_set_new(msg, "params", params);
+	v = shape(s, &key, &method);
+	/* Fetch's bodies are base64 as the params of their command. */
+	json_object_set_new(msg, "method", json_string(method ? method : methods[pick(s, 7)]));
+	if (method)
+		depth = 0;
 	for (unsigned d = 0; d < depth; d++) {
 		json_t *next = json_object();
 		text(s, junk, 8, "");
@@ -354,7 +527,6 @@ static json_t *message(struct src *s)
 		json_object_set_new(holder, junk[0] ? junk : "x", pick(s, 2) ? one(next) : next);
 		holder = next;
 	}
-	v = shape(s, &key);
 	text(s, junk, 8, "");
 	json_object_set_new(holder, junk, json_string("after"));
 	json_object_set_new(holder, key, v);

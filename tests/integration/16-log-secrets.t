@@ -10,8 +10,14 @@
 // Authorization header, setExtraHTTPHeaders, Fetch.continueRequest with
 // Cookie headers, Fetch.fulfillRequest with binaryResponseHeaders, HTTP
 // Basic auth through Fetch.continueWithAuth, a WebSocket handshake with
-// cookies. Every secret string must be in the traffic the client saw and
-// nowhere in the log file, whose records stay JSON.
+// cookies. Then the shapes of issue 27 #6: a form POST with a password
+// field (postData, postDataEntries, Network.getRequestPostData), a
+// multipart one, a page loaded from a URL with user:password@ and a fetch()
+// of one (refused, with the URL in the error), X-Api-Key and X-*-Token
+// headers, Fetch.continueRequest postData and Fetch.fulfillRequest bodies
+// (base64), a token in a JSON response read with Network.getResponseBody.
+// Every secret string must be in the traffic the client saw and nowhere in
+// the log file (nor in any base64 string of it), whose records stay JSON.
 // REDACT_CAPTURE=DIR logs secrets instead (--log-secrets) and writes the
 // bodies that hold them to DIR, one file each: the fuzz corpus of
 // tests/fuzz/corpus/redact/ came from such a run.
@@ -33,8 +39,16 @@ const SECRETS = {
   none: 'SECRETnone', dom: 'SECRETdom', bad: 'SECRETbad', big: 'SECRETbig', na: 'SECRETna',
   js: 'SECRETjs', cdp: 'SECRETcdp', cdps: 'SECRETcdps', auth: 'SECRETauth', extra: 'SECRETextra',
   cont: 'SECRETcont', contauth: 'SECRETcontauth', bin: 'SECRETbin', pass: 'SECRETpass', ws: 'SECRETws',
+  formpw: 'SECRETformpw', multipw: 'SECRETmultipw', urlpw: 'SECRETurlpw', fetchpw: 'SECRETfetchpw',
+  apikey: 'SECRETapikey', xtoken: 'SECRETxtoken', contpost: 'SECRETcontpost', fulfilled: 'SECRETfulfilled',
+  resptoken: 'SECRETresptoken',
 };
+// The secrets of issue 27 #6 (the second page).
+const NEW = ['formpw', 'multipw', 'urlpw', 'fetchpw', 'apikey', 'xtoken', 'contpost', 'fulfilled', 'resptoken'];
 const BASIC = b64(`user:${SECRETS.pass}`);
+// text and, after it, what each base64-looking run in it decodes to.
+const withB64 = (text) => [text, ...(text.match(/[A-Za-z0-9+/]{8,}={0,2}/g) || [])
+  .map((m) => Buffer.from(m, 'base64').toString('latin1'))].join('\n');
 let env;
 let server;
 let seen = ''; // every message the client received, as JSON text
@@ -75,6 +89,12 @@ function rawServer() {
           `Set-Cookie: big=${bigValue}\r\n` +
           `Set-Cookie: na=${SECRETS.na}; Domain=\xf1.example\r\n`;
         body = `<html><body>cookies<script>document.cookie = "js=${SECRETS.js}";</script></body></html>`;
+      } else if (p === '/form') {
+        body = '<html><body><form id="f" method="POST" action="/login"><input name="user" value="ann">' +
+          '<input type="password" name="password"></form><form id="m" method="POST" action="/login" ' +
+          'enctype="multipart/form-data"><input name="user" value="ann"><input type="password" name="pass"></form></body></html>';
+      } else if (p === '/token') {
+        body = `{"access_token":"${SECRETS.resptoken}","expires_in":3600}`;
       } else if (p === '/basic' && !req.includes(`Basic ${BASIC}`)) {
         head = 'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm="cdpproxy"\r\n';
         body = 'who are you';
@@ -103,7 +123,7 @@ test('drive a page that sets, sends and is refused cookies and credentials', ALL
   client.on('event', (m) => { seen += `${JSON.stringify(m)}\n`; });
   const call = async (method, params) => {
     seen += `${JSON.stringify({ method, params })}\n`;
-    const r = await client.send(method, params);
+    const r = await client.send(method, params).catch((e) => { throw new Error(`${method}: ${e.message}`); });
     seen += `${JSON.stringify(r)}\n`;
     return r;
   };
@@ -163,9 +183,78 @@ test('drive a page that sets, sends and is refused cookies and credentials', ALL
   }
   await CDP.Close({ ...opts, id: target.id });
   for (const [name, secret] of Object.entries(SECRETS)) {
-    assert.ok(seen.includes(secret), `the traffic carried secret ${name}`);
+    if (!NEW.includes(name)) assert.ok(seen.includes(secret), `the traffic carried secret ${name}`);
   }
   assert.ok(seen.includes(BASIC), 'the traffic carried the Basic credentials');
+});
+
+test('drive a login form, credentials in URLs, API key headers and Fetch bodies', ALL, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const CDP = h.client('chrome-remote-interface');
+  const port = server.address().port;
+  const origin = `http://127.0.0.1:${port}`;
+  const opts = { host: '127.0.0.1', port: env.port };
+  const target = await CDP.New({ ...opts, url: 'about:blank' });
+  const client = await CDP({ ...opts, target });
+  const posts = [];
+  client.on('event', (m) => {
+    seen += `${JSON.stringify(m)}\n`;
+    if (m.method === 'Network.requestWillBeSent' && m.params.request.method === 'POST') posts.push(m.params.requestId);
+  });
+  const call = async (method, params) => {
+    seen += `${JSON.stringify({ method, params })}\n`;
+    const r = await client.send(method, params).catch((e) => { throw new Error(`${method}: ${e.message}`); });
+    seen += `${JSON.stringify(r)}\n`;
+    return r;
+  };
+  const evaluate = (expression) => call('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+  const navigated = async (action) => {
+    const loaded = client.Page.loadEventFired();
+    await action();
+    await loaded;
+  };
+  try {
+    await call('Network.enable');
+    await call('Page.enable');
+    // A page loaded from a URL with a password in it: request.url,
+    // documentURL, Page.frameNavigated, Target.targetInfoChanged...
+    await navigated(() => call('Page.navigate', { url: `http://ann:${SECRETS.urlpw}@127.0.0.1:${port}/form` }));
+    const split = (s) => `'${s.slice(0, 6)}' + '${s.slice(6)}'`;
+    await navigated(() => evaluate(`document.forms.f.password.value = ${split(SECRETS.formpw)}; document.forms.f.submit(); 1`));
+    assert.equal(posts.length, 1, 'the form was posted');
+    await call('Network.getRequestPostData', { requestId: posts[0] });   // before the next page forgets it
+    await navigated(() => call('Page.navigate', { url: `${origin}/form` }));
+    await navigated(() => evaluate(`document.forms.m.pass.value = ${split(SECRETS.multipw)}; document.forms.m.submit(); 1`));
+    assert.equal(posts.length, 2, 'the multipart form was posted');
+    await call('Network.getRequestPostData', { requestId: posts[1] });
+    // fetch() refuses a URL with credentials, and says which.
+    await evaluate(`fetch('http://ann:${SECRETS.fetchpw}@127.0.0.1:${port}/data').catch((e) => String(e))`);
+    // Headers named like credentials.
+    await evaluate(`fetch('/data?key', { headers: { 'X-Api-Key': ${split(SECRETS.apikey)}, 'X-Custom-Token': ${split(SECRETS.xtoken)} } }).then((r) => r.text())`);
+    // A token in a response body, read back.
+    const rid = new Promise((resolve) => client.Network.loadingFinished(({ requestId }) => resolve(requestId)));
+    await evaluate("fetch('/token').then((r) => r.text()).then((s) => s.length)");
+    await call('Network.getResponseBody', { requestId: await rid });
+    // Fetch bodies: a request's new postData and a made-up response body.
+    client.Fetch.requestPaused(async ({ requestId, request }) => {
+      try {
+        if (request.url.includes('/made')) {
+          await call('Fetch.fulfillRequest', { requestId, responseCode: 200, body: b64(`{"token":"${SECRETS.fulfilled}"}`) });
+        } else {
+          await call('Fetch.continueRequest', { requestId, postData: b64(`user=ann&password=${SECRETS.contpost}`) });
+        }
+      } catch { /* the page went on */ }
+    });
+    await call('Fetch.enable', { patterns: [{ urlPattern: '*/made*' }, { urlPattern: '*/login2*' }] });
+    await evaluate("fetch('/made').then((r) => r.text()).then((s) => s.length)");
+    await evaluate("fetch('/login2', { method: 'POST', body: 'user=ann' }).then((r) => r.text())");
+    await call('Fetch.disable');
+  } finally {
+    await client.close();
+  }
+  await CDP.Close({ ...opts, id: target.id });
+  const all = withB64(seen);
+  for (const name of NEW) assert.ok(all.includes(SECRETS[name]), `the traffic carried secret ${name}`);
 });
 
 test('no secret in the log; every record JSON; redacted records say so', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
@@ -188,6 +277,9 @@ test('no secret in the log; every record JSON; redacted records say so', { ...AL
     t.diagnostic(`${n} bodies written to ${CAPTURE}`);
     return;
   }
+  // Base64 strings of the log (Fetch bodies, postDataEntries) decoded too.
+  const leakedB64 = Object.keys(SECRETS).filter((name) => withB64(text).slice(text.length).includes(SECRETS[name]));
+  assert.deepEqual(leakedB64, [], 'secrets in base64 strings of the log');
   const leaked = Object.keys(SECRETS).filter((name) => text.includes(SECRETS[name]));
   const first = leaked.length ? text.indexOf(SECRETS[leaked[0]]) : 0;
   assert.deepEqual(leaked, [], `secrets in the log; the first: ${text.slice(Math.max(0, first - 300), first + 100)}`);
@@ -195,12 +287,14 @@ test('no secret in the log; every record JSON; redacted records say so', { ...AL
   for (const r of bodies) {
     if (r.truncated) continue;
     assert.equal(typeof r.body, 'object', `a whole body is logged as JSON, not text: ${bodyText(r).slice(0, 200)}`);
-    // Redacted only where something was replaced (base64 header blocks hide the mark).
-    if (r.redacted) assert.match(bodyText(r), /<redacted|binaryResponseHeaders/, `a redacted record holds a replacement: ${bodyText(r).slice(0, 300)}`);
+    // Redacted only where something was replaced (in base64 strings too).
+    if (r.redacted) assert.match(withB64(bodyText(r)), /<redacted/, `a redacted record holds a replacement: ${bodyText(r).slice(0, 300)}`);
   }
   // The shapes were there to redact: each must have come through the log.
   for (const shape of ['associatedCookies', 'blockedCookies', 'cookieLine', 'rawCookieLine', 'headersText', 'requestHeadersText',
-    'binaryResponseHeaders', 'authChallengeResponse', 'Network.setCookies', 'webSocketHandshakeResponseReceived']) {
+    'binaryResponseHeaders', 'authChallengeResponse', 'Network.setCookies', 'webSocketHandshakeResponseReceived',
+    'postDataEntries', 'multipart/form-data', 'X-Api-Key', 'X-Custom-Token', 'Page.frameNavigated', 'Fetch.fulfillRequest',
+    'Fetch.continueRequest', 'base64Encoded']) {
     assert.ok(bodies.some((r) => r.redacted && bodyText(r).includes(shape)), `a redacted record holds ${shape}`);
   }
 });

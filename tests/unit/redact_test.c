@@ -1,4 +1,5 @@
 /* redact_test: secrets leave logged bodies; everything else stays. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,108 @@ int main(void)
 	check("{\"headerName\":\"cookie\",\"method\":\"Network.setCookie\",\"params\":{\"value\":\"x\"}}",
 	      "{\"headerName\":\"cookie\",\"method\":\"<redacted>\",\"params\":\"<redacted>\"}",
 	      "a message that is itself a mismatched secret header (found by fuzz_redact: a use after free)");
+	/* Issue 27 #6: secrets outside the shapes above. */
+	check("{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"method\":\"POST\","
+	      "\"postData\":\"user=ann&pass%77ord=S20&remember=1\",\"hasPostData\":true}}}",
+	      "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"method\":\"POST\","
+	      "\"postData\":\"user=ann&pass%77ord=<redacted>&remember=1\",\"hasPostData\":true}}}",
+	      "a form body's password in request.postData (name percent-encoded)");
+	check("{\"id\":20,\"result\":{\"postData\":\"{\\\"login\\\":\\\"ann\\\",\\\"auth\\\":{\\\"pwd\\\":\\\"S21\\\"}}\"}}",
+	      "{\"id\":20,\"result\":{\"postData\":\"{\\\"login\\\":\\\"ann\\\",\\\"auth\\\":\\\"<redacted>\\\"}\"}}",
+	      "Network.getRequestPostData result: a JSON body's credential member");
+	check("{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"postData\":"
+	      "\"--B\\r\\nContent-Disposition: form-data; name=\\\"user\\\"\\r\\n\\r\\nann\\r\\n--B\\r\\n"
+	      "Content-Disposition: form-data; name=\\\"Password\\\"\\r\\n\\r\\nS31\\r\\n--B--\\r\\n\","
+	      "\"postDataEntries\":[{\"bytes\":\"dXNlcj1hbm4mcGFzc3dvcmQ9UzIy\"}]}}}",
+	      "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"postData\":"
+	      "\"--B\\r\\nContent-Disposition: form-data; name=\\\"user\\\"\\r\\n\\r\\nann\\r\\n--B\\r\\n"
+	      "Content-Disposition: form-data; name=\\\"Password\\\"\\r\\n\\r\\n<redacted>\\r\\n--B--\\r\\n\","
+	      "\"postDataEntries\":[{\"bytes\":\"dXNlcj1hbm4mcGFzc3dvcmQ9PHJlZGFjdGVkPg==\"}]}}}",
+	      "a multipart part named Password; postDataEntries[].bytes (base64 of a form)");
+	check("{\"id\":21,\"method\":\"Fetch.continueRequest\",\"params\":{\"requestId\":\"r\",\"postData\":\"cGFzc3dkPVMyMyZ4PTE=\"}}",
+	      "{\"id\":21,\"method\":\"Fetch.continueRequest\",\"params\":{\"requestId\":\"r\",\"postData\":\"cGFzc3dkPTxyZWRhY3RlZD4meD0x\"}}",
+	      "Fetch.continueRequest postData (base64 of a form)");
+	check("{\"id\":22,\"method\":\"Fetch.fulfillRequest\",\"params\":{\"requestId\":\"r\",\"responseCode\":200,"
+	      "\"body\":\"eyJhY2Nlc3NfdG9rZW4iOiJTMjQiLCJuIjoxfQ==\"}}",
+	      "{\"id\":22,\"method\":\"Fetch.fulfillRequest\",\"params\":{\"requestId\":\"r\",\"responseCode\":200,"
+	      "\"body\":\"eyJhY2Nlc3NfdG9rZW4iOiI8cmVkYWN0ZWQ+IiwibiI6MX0=\"}}",
+	      "Fetch.fulfillRequest body (base64 of JSON with a token)");
+	check("{\"id\":23,\"result\":{\"body\":\"{\\\"session\\\":\\\"S25\\\",\\\"ok\\\":true}\",\"base64Encoded\":false}}",
+	      "{\"id\":23,\"result\":{\"body\":\"{\\\"session\\\":\\\"<redacted>\\\",\\\"ok\\\":true}\",\"base64Encoded\":false}}",
+	      "Network/Fetch.getResponseBody result: a JSON body's session member");
+	check("{\"method\":\"Network.requestWillBeSent\",\"params\":{\"documentURL\":\"http://ann:S26@h/\",\"request\":"
+	      "{\"url\":\"https://ann:S26@h:8/p?q=1#f\"},\"initiator\":{\"stack\":{\"callFrames\":[{\"url\":\"ws://S26@h\"}]}},"
+	      "\"redirectResponse\":{\"url\":\"see http://a@b:S26@h/x and ftp://u:S26@[::1]\"},\"x\":[\"http://u:S26@h\"]}}",
+	      "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"documentURL\":\"http://<redacted>@h/\",\"request\":"
+	      "{\"url\":\"https://<redacted>@h:8/p?q=1#f\"},\"initiator\":{\"stack\":{\"callFrames\":[{\"url\":\"ws://<redacted>@h\"}]}},"
+	      "\"redirectResponse\":{\"url\":\"see http://<redacted>@h/x and ftp://<redacted>@[::1]\"},\"x\":[\"http://<redacted>@h\"]}}",
+	      "URL userinfo in any string: user and password replaced");
+	check("{\"method\":\"Page.frameNavigated\",\"params\":{\"frame\":{\"id\":\"f\",\"url\":\"http://ann:S27@h/\","
+	      "\"urlFragment\":\"#x\"}}}",
+	      "{\"method\":\"Page.frameNavigated\",\"params\":{\"frame\":{\"id\":\"f\",\"url\":\"http://<redacted>@h/\","
+	      "\"urlFragment\":\"#x\"}}}",
+	      "Page.frameNavigated url with userinfo");
+	check("{\"id\":26,\"result\":{\"text\":\"a://bhttp://u:S35@h and http:\\/\\/u:S36@h\"}}",
+	      "{\"id\":26,\"result\":{\"text\":\"a://bhttp://<redacted>@h and http://<redacted>@h\"}}",
+	      "a URL right after another's authority; JSON's escaped slashes");
+	check("{\"id\":27,\"result\":{\"postData\":\"{x=1&sid=S37\"}}",
+	      "{\"id\":27,\"result\":{\"postData\":\"{x=1&sid=<redacted>\"}}",
+	      "a form that starts like JSON (found by fuzz_redact)");
+	check("{\"id\":28,\"result\":{\"postData\":\"{\\\"pass\\\":\\\"S38\"}}",
+	      "{\"id\":28,\"result\":{\"postData\":\"<redacted>\"}}",
+	      "a JSON body cut short, with a credential word in it: withheld");
+	check("{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
+	      "{\"X-Api-Key\":\"S28\",\"X-Foo-Token\":\"S29\",\"x-session\":\"S30\",\"Accept\":\"*/*\"}}}}",
+	      "{\"method\":\"Network.requestWillBeSent\",\"sessionId\":\"S\",\"params\":{\"request\":{\"headers\":"
+	      "{\"X-Api-Key\":\"<redacted>\",\"X-Foo-Token\":\"<redacted>\",\"x-session\":\"<redacted>\",\"Accept\":\"*/*\"}}}}",
+	      "header names by pattern in a headers object; sessionId stays");
+	check("{\"id\":24,\"method\":\"Fetch.continueRequest\",\"params\":{\"headers\":"
+	      "[{\"name\":\"X-Api-Key\",\"value\":\"S32\"},{\"name\":\"X\",\"value\":\"y\"}]}}",
+	      "{\"id\":24,\"method\":\"Fetch.continueRequest\",\"params\":{\"headers\":"
+	      "[{\"name\":\"X-Api-Key\",\"value\":\"<redacted>\"},{\"name\":\"X\",\"value\":\"y\"}]}}",
+	      "header entries by pattern");
+	check("{\"method\":\"Network.responseReceived\",\"params\":{\"response\":{\"headersText\":"
+	      "\"HTTP/1.1 200 OK\\r\\nX-Auth-Token: S33\\r\\nLocation: http://u:S34@h/\\r\\n\"}}}",
+	      "{\"method\":\"Network.responseReceived\",\"params\":{\"response\":{\"headersText\":"
+	      "\"HTTP/1.1 200 OK\\r\\nX-Auth-Token: <redacted>\\r\\nLocation: http://<redacted>@h/\\r\\n\"}}}",
+	      "raw header text: header names by pattern, URL userinfo");
+	check("{\"id\":25,\"method\":\"Input.dispatchKeyEvent\",\"params\":{\"type\":\"keyDown\",\"key\":\"a\",\"code\":\"KeyA\"}}",
+	      "{\"id\":25,\"method\":\"Input.dispatchKeyEvent\",\"params\":{\"type\":\"keyDown\",\"key\":\"a\",\"code\":\"KeyA\"}}",
+	      "CDP's own members named like credentials stay (key, sessionId)");
+	check("{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"postData\":\"q=hello&page=2\","
+	      "\"headers\":{\"Accept\":\"*/*\"},\"url\":\"http://h/a@b\"}}}",
+	      "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"postData\":\"q=hello&page=2\","
+	      "\"headers\":{\"Accept\":\"*/*\"},\"url\":\"http://h/a@b\"}}}",
+	      "a form without credentials, and an @ past the host, stay");
+	/* Each credential word, as redact.c's cred_words and mentions_secret spell
+	 * them, in a header name of an otherwise quiet message. */
+	{
+		static const char *const words[] = {
+			"pass", "pwd", "secret", "token", "key", "auth", "credential", "session", "sessid", "cookie",
+			"csrf", "xsrf", "jwt", "signature", "sid",
+		};
+		for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+			char in[200], want[200];
+			snprintf(in, sizeof in, "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+				 "{\"headers\":{\"X-%s%s\":\"S40\"}}}}", i == 14 ? "" : "My", words[i]);
+			snprintf(want, sizeof want, "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+				 "{\"headers\":{\"X-%s%s\":\"<redacted>\"}}}}", i == 14 ? "" : "My", words[i]);
+			if (i == 14) {   /* "sid" is one only alone */
+				snprintf(in, sizeof in, "{\"params\":{\"headers\":{\"SID\":\"S40\",\"inside\":\"x\"}}}");
+				snprintf(want, sizeof want, "{\"params\":{\"headers\":{\"SID\":\"<redacted>\",\"inside\":\"x\"}}}");
+			}
+			check(in, want, words[i]);
+		}
+	}
+	check("{\"id\":29,\"result\":{\"headers\":{\"x\":\"y\"},\"sessionId\":\"s\",\"data\":\"a+key/sid+jwt\"}}",
+	      "{\"id\":29,\"result\":{\"headers\":{\"x\":\"y\"},\"sessionId\":\"s\",\"data\":\"a+key/sid+jwt\"}}",
+	      "credential words outside header names stay (and sessionId)");
+	check("{\"params\":{\"requestHeadersText\":\"S\\r\\nSID:S41\"}}",
+	      "{\"params\":{\"requestHeadersText\":\"S\\r\\nSID: <redacted>\"}}",
+	      "a header line named sid after an escaped line end (found by fuzz_redact)");
+	check("{\"params\":{\"postData\":\"--x\\nk=1&password=S42\"}}",
+	      "{\"params\":{\"postData\":\"--x\\nk=1&password=<redacted>\"}}",
+	      "a form that starts like a multipart body (found by fuzz_redact)");
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);
