@@ -23,10 +23,6 @@
 #include "proxy.h"
 #include "util.h"
 
-#define PORT_FLAG "--remote-debugging-port="
-#define PIPE_FLAG "--remote-debugging-pipe"
-#define DIR_FLAG "--user-data-dir="
-
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
 static int resolve_log(const char *v, char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -104,60 +100,22 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 
 int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen)
 {
-	int n = 0, pipe_mode = 0, port_mode = 0;
-
 	memset(c, 0, sizeof *c);
 	c->max_message = 256ull << 20;
 	c->queue_bytes = 16ull << 20;
 	c->control_port = -1;
 	if (read_env(c, err, errlen) < 0)
 		return -1;
-	c->argv = xcalloc((size_t)argc + 1, sizeof *c->argv);
-	c->argv[n++] = (char *)c->chromium;
-	for (int i = 1; i < argc; i++) {
-		char *a = argv[i];
-		if (!strncmp(a, PIPE_FLAG, strlen(PIPE_FLAG)) &&
-		    (!a[strlen(PIPE_FLAG)] || a[strlen(PIPE_FLAG)] == '=')) {
-			/* CBOR: no Playwright, Puppeteer or chrome-launcher client
-			 * sends it; the core reads JSON. */
-			if (a[strlen(PIPE_FLAG)] == '=' && strcasecmp(a + strlen(PIPE_FLAG) + 1, "json")) {
-				snprintf(err, errlen, "%s is not supported: only JSON pipes "
-					 "(--remote-debugging-pipe) can be proxied", a);
-				goto fail;
-			}
-			pipe_mode = 1;
-		} else if (!strncmp(a, PORT_FLAG, strlen(PORT_FLAG))) {
-			char *end;
-			long p = strtol(a + strlen(PORT_FLAG), &end, 10);
-			if (*end || end == a + strlen(PORT_FLAG) || p < 0 || p > 65535) {
-				snprintf(err, errlen, "%s: not a port number", a);
-				goto fail;
-			}
-			c->client_port = (int)p;
-			port_mode = 1;
-			a = PORT_FLAG "0";   /* Chromium's own port is any free one */
-		} else if (!strncmp(a, DIR_FLAG, strlen(DIR_FLAG))) {
-			c->user_data_dir = a + strlen(DIR_FLAG);
-		}
-		c->argv[n++] = a;
+	if (wrapper_args(c, argc, argv, err, errlen) < 0) {
+		wrapper_config_free(c);
+		return -1;
 	}
-	if (pipe_mode && port_mode) {
-		/* The port would be a way around the proxy. */
-		snprintf(err, errlen, "both --remote-debugging-pipe and --remote-debugging-port: "
-			 "give one, so every client goes through the proxy");
-		goto fail;
-	}
-	c->mode = pipe_mode ? WRAPPER_PIPE : port_mode ? WRAPPER_PORT : WRAPPER_EXEC;
 	return 0;
-fail:
-	wrapper_config_free(c);
-	return -1;
 }
 
 void wrapper_config_free(struct wrapper_config *c)
 {
-	free(c->argv);
-	c->argv = NULL;
+	wrapper_args_free(c);
 	policy_free(c->policy);
 	c->policy = NULL;
 }
@@ -345,5 +303,6 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 	cfg.queue_bytes = w->cfg.queue_bytes;
 	cfg.policy_path = w->cfg.policy_path;
 	cfg.policy_dir = w->cfg.policy_dir;
+	cfg.allow_origins = w->cfg.allow_origins;
 	return proxy_start(px, &cfg, p, err, errlen);
 }

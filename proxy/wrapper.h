@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "access.h"
+
 enum wrapper_mode {
 	WRAPPER_EXEC,             /* no remote debugging: become the browser */
 	WRAPPER_PIPE,             /* --remote-debugging-pipe: relay fds 3 and 4 */
@@ -22,6 +24,8 @@ struct wrapper_config {
 	char **argv;                  /* Chromium's, NULL-ended (port mode: its port is 0) */
 	int client_port;              /* port mode: the port the client asked for (0: any) */
 	const char *user_data_dir;    /* --user-data-dir as the client gave it, or NULL */
+	char *origins;                /* port mode: --remote-allow-origins' value, split in place */
+	struct access_list allow_origins;  /* ... the proxy's allowed Origins */
 	const char *policy_path;      /* CDPPROXY_POLICY, or NULL */
 	struct policy *policy;        /* loaded from it at start, or NULL */
 	char policy_dir[1024];        /* where a policy switched by name is found */
@@ -38,6 +42,12 @@ struct wrapper_config {
  * err: nothing has been started then. */
 int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen);
 void wrapper_config_free(struct wrapper_config *c);
+/* wrapper_configure's reading of argv, as Chromium reads it: c->mode,
+ * c->argv (Chromium's: every debugging endpoint is the wrapper's choice),
+ * client_port, user_data_dir, allow_origins; c->chromium is argv[0]. 0, or
+ * -1 with a one-line reason in err. wrapper_args_free frees what it made. */
+int wrapper_args(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen);
+void wrapper_args_free(struct wrapper_config *c);
 
 /* The real browser's process. */
 struct wrapper {
