@@ -64,6 +64,11 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 				 "(e.g. 256MiB)", v);
 			return -1;
 		}
+		if (c->max_message > UTIL_MAX_MESSAGE_LIMIT) {
+			snprintf(err, errlen, "CDPPROXY_MAX_MESSAGE: '%s' is above " UTIL_MAX_MESSAGE_LIMIT_TEXT
+				 ", the most it can be (Chrome sends at most 256MiB)", v);
+			return -1;
+		}
 	}
 	if ((v = getenv("CDPPROXY_LOG")) && *v &&
 	    resolve_log(v, c->log_path, sizeof c->log_path, err, errlen) < 0)

@@ -79,3 +79,16 @@ test('issue 27 #1: -remote-debugging-port=N and --remote-debugging-address=0.0.0
     profile.remove();
   }
 });
+
+test('issue 27 #9: a message size past 4GiB is refused at start, by the wrapper and by cdpproxy', ALL, () => {
+  const huge = '18446744073709551615';
+  const r = spawnSync(h.WRAPPER_BIN, [...h.CHROME_FLAGS, '--remote-debugging-pipe'], {
+    env: wr.wrapperEnv({ CDPPROXY_MAX_MESSAGE: huge }), encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  assert.equal(r.status, 1, `the wrapper: exit 1 (${r.status} ${r.signal}, ${r.stderr})`);
+  assert.match(r.stderr, new RegExp(`^cdpproxy-chromium: CDPPROXY_MAX_MESSAGE: '${huge}' is above 4GiB[^\\n]*\\n$`), 'one line with the reason');
+  const p = spawnSync(h.PROXY_BIN, ['--listen', '127.0.0.1:0', '--max-message', huge], { encoding: 'utf8', timeout: 5000 });
+  assert.notEqual(p.status, 0, `cdpproxy: refused (${p.status} ${p.signal})`);
+  assert.match(p.stderr, new RegExp(`--max-message: '${huge}' is above 4GiB`), `cdpproxy says why: ${p.stderr}`);
+  assert.ok(!/not reachable/.test(p.stderr), 'before looking for Chrome');
+});

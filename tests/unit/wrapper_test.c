@@ -167,6 +167,12 @@ static void test_env(void)
 	unsetenv("CDPPROXY_CONTROL");
 	setenv("CDPPROXY_MAX_MESSAGE", "0", 1);
 	is_int(configure(&c, err, sizeof err, NULL), -1, "CDPPROXY_MAX_MESSAGE=0: refused");
+	setenv("CDPPROXY_MAX_MESSAGE", "18446744073709551615", 1);
+	is_int(configure(&c, err, sizeof err, NULL), -1, "CDPPROXY_MAX_MESSAGE=2^64-1: refused (issue 27 #9)");
+	ok(strstr(err, "CDPPROXY_MAX_MESSAGE: '18446744073709551615' is above 4GiB") != NULL, "... saying why (%s)", err);
+	setenv("CDPPROXY_MAX_MESSAGE", "4GiB", 1);
+	is_int(configure(&c, err, sizeof err, NULL), 0, "CDPPROXY_MAX_MESSAGE=4GiB: the most, accepted");
+	wrapper_config_free(&c);
 	unsetenv("CDPPROXY_MAX_MESSAGE");
 	setenv("CDPPROXY_POLICY", "/nonexistent/policy.json", 1);
 	is_int(configure(&c, err, sizeof err, NULL), -1, "a policy that does not load: refused");
