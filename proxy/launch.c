@@ -5,12 +5,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,13 +37,6 @@ static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	remove(path);
-	return 0;
 }
 
 /* Describes how a reaped child ended. */
@@ -191,11 +184,64 @@ static pid_t profile_owner(const char *name)
 	return end != p && *end == '-' && pid > 0 ? (pid_t)pid : 0;
 }
 
+#define REMOVE_DEPTH 64   /* deeper than any profile Chromium writes; an fd a level */
+
+/* Removes the entry name in the directory dirfd, and what is under it, as
+ * rm -rf's safe mode does: every step relative to an open directory, no
+ * symlink followed (a symlink is removed as itself), a directory entered
+ * only if it is still the one fstatat saw, and only what uid owns touched. */
+static void remove_at(int dirfd, const char *name, uid_t uid, int depth)
+{
+	struct stat st, opened;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != uid)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dirfd, name, 0);
+		return;
+	}
+	if (depth >= REMOVE_DEPTH)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Swapped since fstatat (for a symlink O_NOFOLLOW refused; for another
+	 * directory, this): not ours to walk. */
+	if (fstat(fd, &opened) < 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino ||
+	    !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			remove_at(fd, e->d_name, uid, depth + 1);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+void launch_remove_dir(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char parent[4200];
+	int fd;
+
+	if (!slash || !slash[1])
+		return;
+	snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	remove_at(fd, slash + 1, geteuid(), 0);
+	close(fd);
+}
+
 int launch_sweep_stale(void)
 {
 	DIR *d = opendir("/tmp");
 	struct dirent *e;
-	char path[4200];
+	struct stat st;
 	int removed = 0;
 
 	if (!d)
@@ -205,12 +251,16 @@ int launch_sweep_stale(void)
 		if (strncmp(e->d_name, LAUNCH_PROFILE_PREFIX, strlen(LAUNCH_PROFILE_PREFIX)) ||
 		    !(owner = profile_owner(e->d_name)) || owner == getpid())
 			continue;
+		/* Only a directory of our own user: another's is theirs to sweep
+		 * (and its PID, in another PID namespace, may not be dead). */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
 		/* EPERM: alive, someone else's. A reused PID keeps a stale
 		 * profile a while longer, which is the safe mistake. */
 		if (kill(owner, 0) == 0 || errno != ESRCH)
 			continue;
-		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-		launch_remove_dir(path);
+		remove_at(dirfd(d), e->d_name, geteuid(), 0);
 		removed++;
 	}
 	closedir(d);
@@ -236,17 +286,20 @@ static void last_log_line(const char *profile, char *out, size_t outlen)
 
 int launch_make_dir(char *out, size_t outlen, char *err, size_t errlen)
 {
+	struct stat st;
+
 	snprintf(out, outlen, "/tmp/%s%ld-XXXXXX", LAUNCH_PROFILE_PREFIX, (long)getpid());
 	if (!mkdtemp(out)) {
 		snprintf(err, errlen, "cannot make a profile directory: %s", strerror(errno));
 		return -1;
 	}
+	/* mkdtemp makes a new 0700 directory; anything else there is not ours. */
+	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700) {
+		snprintf(err, errlen, "%s is not the new 0700 directory of ours it should be", out);
+		return -1;
+	}
 	return 0;
-}
-
-void launch_remove_dir(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int launch_start(struct launch *l, const char *path, char **extra, int nextra,

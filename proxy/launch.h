@@ -40,10 +40,12 @@ size_t launch_base_flags(const char *const **flags);
 /* Makes a fresh profile directory named for this process into out. 0, or
  * -1 with a reason in err. */
 int launch_make_dir(char *out, size_t outlen, char *err, size_t errlen);
-/* Removes a directory and everything in it. */
+/* Removes a directory (an absolute path) and everything in it that this
+ * user owns, walking with openat/unlinkat and following no symlink. */
 void launch_remove_dir(const char *dir);
-/* Removes the profiles in /tmp whose owner process is gone (it was killed
- * before it could remove them); returns how many. Every launch does this. */
+/* Removes the profiles in /tmp of this user whose owner process is gone (it
+ * was killed before it could remove them); returns how many. Every launch
+ * does this. */
 int launch_sweep_stale(void);
 
 /* How launch_spawn starts a program. */

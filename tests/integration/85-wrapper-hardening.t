@@ -4,7 +4,10 @@
 // Tier 8: the wrapper against what a stranger passes it (issues 27 and 33).
 // Switches read as Chromium reads them (-x, last one wins): no port of
 // Chromium's own beside the proxy, Chromium bound to loopback whatever
-// address the client gives.
+// address the client gives. A message size past 4GiB refused at start. The
+// stale-directory sweep: another user's directory is left alone, a symlink
+// inside a stale one is removed as itself (its target's files survive), and
+// no path-based remover (nftw, remove, rmdir) is in the programs.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -91,4 +94,70 @@ test('issue 27 #9: a message size past 4GiB is refused at start, by the wrapper 
   assert.notEqual(p.status, 0, `cdpproxy: refused (${p.status} ${p.signal})`);
   assert.match(p.stderr, new RegExp(`--max-message: '${huge}' is above 4GiB`), `cdpproxy says why: ${p.stderr}`);
   assert.ok(!/not reachable/.test(p.stderr), 'before looking for Chrome');
+});
+
+// The wrapper in pipe mode on fds 3 and 4 of ours; resolves once it answered.
+async function startPipe(env = {}) {
+  const profile = h.tmpdir('cdpproxy-wrap-hard-');
+  const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${profile.dir}`, '--remote-debugging-pipe'], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: wr.wrapperEnv(env), detached: true,
+  });
+  let stderr = '', out = '';
+  child.stdio[2].setEncoding('utf8').on('data', (d) => { stderr += d; });
+  child.stdio[4].setEncoding('utf8').on('data', (d) => { out += d; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const stop = async () => {
+    child.stdio[3].end();
+    const end = await Promise.race([exited, h.sleep(10000).then(() => null)]);
+    h.descendants(child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
+    try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+    profile.remove();
+    return end;
+  };
+  child.stdio[3].write('{"id":1,"method":"Browser.getVersion"}\0');
+  await h.waitFor(() => out.includes('"id":1'), { timeout: 20000, what: 'the first answer' }).catch(async (e) => { await stop(); throw new Error(`${e.message}; stderr: ${stderr}`); });
+  return { child, exited, stop, stderr: () => stderr };
+}
+
+test('issue 27 #3: the sweep leaves another user\'s directory, follows no symlink, removes no path', ALL, async () => {
+  const dead = spawnSync('true').pid;   // a PID that has ended
+  const theirs = `/tmp/cdpproxy-chromium-${dead}-theirs`;
+  const links = `/tmp/cdpproxy-chromium-${dead}-links`;
+  const victim = h.tmpdir('cdpproxy-victim-');
+  fs.writeFileSync(path.join(victim.dir, 'keep'), 'x');
+  fs.mkdirSync(path.join(victim.dir, 'sub'));
+  fs.writeFileSync(path.join(victim.dir, 'sub', 'keep'), 'x');
+  try {
+    fs.mkdirSync(theirs);
+    fs.writeFileSync(path.join(theirs, 'file'), 'x');
+    fs.chownSync(path.join(theirs, 'file'), 65534, 65534);
+    fs.chownSync(theirs, 65534, 65534);   // nobody's
+    fs.mkdirSync(path.join(links, 'sub'), { recursive: true });
+    fs.symlinkSync(victim.dir, path.join(links, 'victim'));
+    fs.symlinkSync(victim.dir, path.join(links, 'sub', 'victim'));
+    fs.symlinkSync(path.join(victim.dir, 'keep'), path.join(links, 'keep'));
+    const w = await startPipe();
+    try {
+      const mine = wr.tmpdirsOf(w.child.pid);
+      assert.equal(mine.length, 1, 'the wrapper made its directory');
+      const st = fs.lstatSync(mine[0]);
+      assert.ok(st.isDirectory() && (st.mode & 0o7777) === 0o700 && st.uid === process.getuid(), `it is ours and 0700 (${(st.mode & 0o7777).toString(8)})`);
+    } finally {
+      await w.stop();
+    }
+    assert.ok(fs.existsSync(path.join(theirs, 'file')), 'another user\'s stale-looking directory is left alone');
+    assert.equal(fs.existsSync(links), false, 'our own stale directory is removed');
+    assert.ok(fs.existsSync(path.join(victim.dir, 'keep')) && fs.existsSync(path.join(victim.dir, 'sub', 'keep')),
+      'the symlinks\' targets keep their files');
+    for (const bin of [h.WRAPPER_BIN, h.PROXY_BIN]) {
+      const syms = execFileSync('nm', ['-D', '--undefined-only', bin], { encoding: 'utf8' });
+      const pathRemovers = syms.split('\n').map((l) => l.trim().split(/\s+/).pop().replace(/@.*/, ''))
+        .filter((n) => ['nftw', 'nftw64', 'remove', 'rmdir'].includes(n));
+      assert.deepEqual(pathRemovers, [], `${path.basename(bin)} removes nothing by path (it walks with openat/unlinkat)`);
+    }
+  } finally {
+    fs.rmSync(theirs, { recursive: true, force: true });
+    fs.rmSync(links, { recursive: true, force: true });
+    victim.remove();
+  }
 });
