@@ -249,10 +249,13 @@ void wrapper_exit(struct wrapper *w)
 
 	wrapper_kill(w);
 	launch_remove_dir(w->tmpdir);
+	if (w->log_lost)   /* as cdpproxy: not a clean run */
+		fprintf(stderr, "cdpproxy-chromium: %llu log records lost (CDPPROXY_LOG %s)\n",
+			(unsigned long long)w->log_lost, w->cfg.log_path);
 	wrapper_config_free(&w->cfg);
 	fflush(stderr);
-	if (WIFEXITED(w->status))
-		exit(WEXITSTATUS(w->status));   /* exit, not _exit: LeakSanitizer looks then */
+	if (WIFEXITED(w->status))   /* exit, not _exit: LeakSanitizer looks then */
+		exit(WEXITSTATUS(w->status) || !w->log_lost ? WEXITSTATUS(w->status) : 1);
 	/* Died of a signal: so do we, for the client to see the same end. */
 	setrlimit(RLIMIT_CORE, &none);
 	signal(WTERMSIG(w->status), SIG_DFL);

@@ -59,6 +59,7 @@ struct wrapper {
 	uint64_t kill_at_us;          /* SIGKILL the browser then if still there (0: not armed) */
 	void (*wake)(void);           /* called from signal handlers, after the flags are set */
 	int wake_fd;                  /* readable after a signal (a self-pipe), for poll */
+	uint64_t log_lost;            /* records CDPPROXY_LOG lost, known once the proxy stopped */
 };
 
 /* Prepares w (signals, the client watch) and starts the browser with
@@ -71,7 +72,8 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
  * or the kill time came. Returns 1 while the browser runs, 0 once reaped. */
 int wrapper_tend(struct wrapper *w, void (*reload)(struct wrapper *w, struct policy *p));
 /* Ends the wrapper as the browser ended: its exit code, or its signal
- * raised again (with no core dump); removes the browser's TMPDIR first. */
+ * raised again (with no core dump); removes the browser's TMPDIR first.
+ * Log records lost are said on stderr, and make a status 0 exit 1. */
 void wrapper_exit(struct wrapper *w) __attribute__((noreturn));
 /* Kills the browser's process group member we started, now (SIGKILL), and
  * waits for it. */

@@ -7,7 +7,8 @@
 // address the client gives. A message size past 4GiB refused at start. The
 // stale-directory sweep: another user's directory is left alone, a symlink
 // inside a stale one is removed as itself (its target's files survive), and
-// no path-based remover (nftw, remove, rmdir) is in the programs.
+// no path-based remover (nftw, remove, rmdir) is in the programs. Records
+// lost to CDPPROXY_LOG (/dev/full): said on stderr, exit 1 as cdpproxy does.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -160,4 +161,11 @@ test('issue 27 #3: the sweep leaves another user\'s directory, follows no symlin
     fs.rmSync(links, { recursive: true, force: true });
     victim.remove();
   }
+});
+
+test('issue 27 #4: records lost to CDPPROXY_LOG=/dev/full: said on stderr, exit 1 where Chromium exited 0', ALL, async () => {
+  const w = await startPipe({ CDPPROXY_LOG: '/dev/full' });
+  const end = await w.stop();
+  assert.deepEqual(end, { code: 1, signal: null }, `exit 1, not Chromium's 0 (${JSON.stringify(end)})`);
+  assert.match(w.stderr(), /^cdpproxy-chromium: \d+ log records lost \(CDPPROXY_LOG \/dev\/full\)$/m, `one line says so: ${w.stderr()}`);
 });
