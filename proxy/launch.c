@@ -1,5 +1,5 @@
 /* launch: starts headless Chromium with a fresh profile, and stops it. */
-#define _GNU_SOURCE   /* close_range */
+#define _GNU_SOURCE   /* close_range, pipe2 */
 #include "launch.h"
 
 #include <dirent.h>
@@ -74,20 +74,37 @@ void launch_die_with_parent(pid_t parent)
 		_exit(127);
 }
 
-/* Writes s to fd 2: after fork, where stdio is not safe. */
-static void child_say(const char *a, const char *b)
+/* The child's side of the exec report: closes every fd from 5 on but keep
+ * (none kept when it is below 5). */
+static void close_from_5_but(int keep)
 {
-	if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0)
+	if (keep < 5) {
+		if (close_range(5, ~0U, 0) < 0)
+			for (int fd = 5; fd < 65536; fd++)
+				close(fd);
 		return;
+	}
+	if ((keep > 5 && close_range(5, (unsigned)keep - 1, 0) < 0) || close_range((unsigned)keep + 1, ~0U, 0) < 0)
+		for (int fd = 5; fd < 65536; fd++)
+			if (fd != keep)
+				close(fd);
 }
 
-pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
+pid_t launch_spawn(const struct launch_spawn *s, int *exec_errno, char *err, size_t errlen)
 {
 	char tmpdir[4200];
 	const char **envp;
 	pid_t parent = getpid(), pid;
+	int report[2], child_errno = 0;
 	size_t n;
+	ssize_t got;
 
+	/* The exec's failure comes back as its errno on a close-on-exec pipe:
+	 * nothing read means the exec happened. */
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
 	/* The environment, built before fork: the proxy has a log writer
 	 * thread, and only async-signal-safe calls may follow fork. */
 	for (n = 0; environ[n]; n++)
@@ -104,7 +121,7 @@ pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
-		int moved[5];
+		int moved[5], rep = fcntl(report[1], F_DUPFD_CLOEXEC, 5), e;
 
 		launch_die_with_parent(parent);
 		if (s->own_group)
@@ -123,18 +140,33 @@ pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
 			else if (i > 2)
 				close(i);
 		}
-		/* Nothing else of ours: a client's pipe end held open by
-		 * Chromium would never see EOF. */
-		if (close_range(5, ~0U, 0) < 0)
-			for (int fd = 5; fd < 65536; fd++)
-				close(fd);
+		/* Nothing else of ours (but the report, closed by the exec): a
+		 * client's pipe end held open by Chromium would never see EOF. */
+		close_from_5_but(rep);
 		execve(s->path, (char *const *)s->argv, (char *const *)envp);
-		child_say("cannot run ", s->path);
+		e = errno;
+		if (write(rep, &e, sizeof e) < 0) {
+			/* the parent sees no report, and then our exit 127 */
+		}
 		_exit(127);
 	}
 	free(envp);
-	if (pid < 0)
+	close(report[1]);
+	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		close(report[0]);
+		return -1;
+	}
+	while ((got = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (got == (ssize_t)sizeof child_errno) {
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot run %s: %s", s->path, strerror(child_errno));
+		if (exec_errno)
+			*exec_errno = child_errno;
+		return -1;
+	}
 	return pid;
 }
 
@@ -166,7 +198,7 @@ static pid_t spawn(const struct launch_opts *o, const char *profile, char *err, 
 	s.argv = argv;
 	s.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s.fd[1] = s.fd[2] = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	pid = launch_spawn(&s, err, errlen);
+	pid = launch_spawn(&s, NULL, err, errlen);
 	for (int i = 0; i < 2; i++)
 		if (s.fd[i] >= 0)
 			close(s.fd[i]);

@@ -125,6 +125,27 @@ void wrapper_config_free(struct wrapper_config *c)
 	c->policy = NULL;
 }
 
+int wrapper_exec_failed(const char *path, int e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot run %s: %s (set CDPPROXY_CHROMIUM)", path, strerror(e));
+	return e == ENOENT ? 127 : 126;   /* as shells do */
+}
+
+int wrapper_check_browser(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return wrapper_exec_failed(path, errno, err, errlen);
+	if (S_ISDIR(st.st_mode))
+		return wrapper_exec_failed(path, EISDIR, err, errlen);
+	if (!S_ISREG(st.st_mode))
+		return wrapper_exec_failed(path, EACCES, err, errlen);
+	if (access(path, X_OK) < 0)
+		return wrapper_exec_failed(path, errno, err, errlen);
+	return 0;
+}
+
 /* Signals, as flags for wrapper_tend: the handlers only note and wake. */
 static volatile sig_atomic_t got_term, got_int, got_hup, got_chld;
 static struct wrapper *the_wrapper;
@@ -179,7 +200,7 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
 		return -1;
 	s.tmpdir = w->tmpdir;
 	memcpy(s.fd, fds, sizeof s.fd);
-	if ((w->chrome = launch_spawn(&s, err, errlen)) < 0) {
+	if ((w->chrome = launch_spawn(&s, &w->exec_errno, err, errlen)) < 0) {
 		w->chrome = 0;
 		launch_remove_dir(w->tmpdir);
 		return -1;

@@ -60,7 +60,15 @@ struct wrapper {
 	void (*wake)(void);           /* called from signal handlers, after the flags are set */
 	int wake_fd;                  /* readable after a signal (a self-pipe), for poll */
 	uint64_t log_lost;            /* records CDPPROXY_LOG lost, known once the proxy stopped */
+	int exec_errno;               /* why the browser could not be run, or 0 */
 };
+
+/* Can path be run as the browser (a regular file we may execute)? 0, or
+ * the shell's status for it (127: not there, 126: not runnable) with
+ * "cannot run PATH: why (set CDPPROXY_CHROMIUM)" in err. */
+int wrapper_check_browser(const char *path, char *err, size_t errlen);
+/* The same status and message for an exec of path that failed with e. */
+int wrapper_exec_failed(const char *path, int e, char *err, size_t errlen);
 
 /* Prepares w (signals, the client watch) and starts the browser with
  * fds[0..4] as its fds (-1: ours for 0..2, none for 3 and 4). 0, or -1 with

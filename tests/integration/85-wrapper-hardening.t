@@ -9,6 +9,8 @@
 // inside a stale one is removed as itself (its target's files survive), and
 // no path-based remover (nftw, remove, rmdir) is in the programs. Records
 // lost to CDPPROXY_LOG (/dev/full): said on stderr, exit 1 as cdpproxy does.
+// A browser that is missing, not executable or not a program: exactly one
+// stderr line with the reason, 127 or 126, in every mode; no lws banner.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -168,4 +170,34 @@ test('issue 27 #4: records lost to CDPPROXY_LOG=/dev/full: said on stderr, exit 
   const end = await w.stop();
   assert.deepEqual(end, { code: 1, signal: null }, `exit 1, not Chromium's 0 (${JSON.stringify(end)})`);
   assert.match(w.stderr(), /^cdpproxy-chromium: \d+ log records lost \(CDPPROXY_LOG \/dev\/full\)$/m, `one line says so: ${w.stderr()}`);
+});
+
+test('issue 33 #2: a missing or unusable browser: one line with the reason, 127/126, in every mode; no lws banner ever', ALL, async () => {
+  const dir = h.tmpdir('cdpproxy-wrap-nobrowser-');
+  const noexec = path.join(dir.dir, 'noexec');
+  const garbage = path.join(dir.dir, 'garbage');
+  fs.writeFileSync(noexec, '#!/bin/sh\n', { mode: 0o644 });
+  fs.writeFileSync(garbage, 'not a program\n', { mode: 0o755 });
+  const cases = [['/nonexistent/chromium', 127, 'No such file or directory'], [noexec, 126, 'Permission denied'],
+    [dir.dir, 126, 'Is a directory'], [garbage, 126, 'Exec format error']];
+  const modes = { pipe: ['--remote-debugging-pipe'], port: ['--remote-debugging-port=0'], none: ['about:blank'] };
+  try {
+    for (const [browser, code, why] of cases) {
+      for (const [mode, args] of Object.entries(modes)) {
+        const r = spawnSync(h.WRAPPER_BIN, [...h.CHROME_FLAGS, ...args], {
+          env: wr.wrapperEnv({ CDPPROXY_CHROMIUM: browser }), encoding: 'utf8', timeout: 10000, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+        });
+        assert.equal(r.stderr, `cdpproxy-chromium: cannot run ${browser}: ${why} (set CDPPROXY_CHROMIUM)\n`, `${mode}, ${browser}: exactly one line`);
+        assert.equal(r.status, code, `${mode}, ${browser}: exit ${code}`);
+      }
+    }
+  } finally {
+    dir.remove();
+  }
+  const w = await startPipe();
+  await w.stop();
+  assert.doesNotMatch(w.stderr(), /LWS|lws/, `pipe mode: no lws line on the browser's stderr: ${w.stderr()}`);
+  const p = await startPort([...h.CHROME_FLAGS, '--remote-debugging-port=0']);
+  await p.stop();
+  assert.doesNotMatch(p.stderr(), /LWS|lws/, `port mode: no lws line: ${p.stderr()}`);
 });
