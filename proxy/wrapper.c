@@ -1,11 +1,12 @@
 /* wrapper: cdpproxy-chromium, a program a client launches as if it were
  * Chromium: its configuration (the browser's argv, the environment), the real
  * browser's process and the wrapper's life as a browser. */
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE   /* pipe2, close_range */
 #include "wrapper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,105 @@ int wrapper_check_browser(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* What the wrapper tells its cleaner, in one write (atomic: under PIPE_BUF). */
+struct cleaner_note {
+	pid_t browser;
+	char tmpdir[256];
+};
+
+#define CLEANER_WAIT_MS 10000   /* for the browser to go, at most */
+
+/* Is pid gone (or a zombie no one has reaped yet)? */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* The cleaner's life: the note, then the wrapper's end (EOF), then the
+ * browser's, then the TMPDIR goes (again, should a dying helper have
+ * written into it meanwhile). */
+static void cleaner_run(int fd)
+{
+	struct cleaner_note note = { 0 };
+	char drain[64];
+	ssize_t n;
+	int waited = 0;
+
+	while ((n = read(fd, &note, sizeof note)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof note)
+		_exit(0);   /* the wrapper ended before starting a browser */
+	note.tmpdir[sizeof note.tmpdir - 1] = '\0';
+	while ((n = read(fd, drain, sizeof drain)) != 0)
+		if (n < 0 && errno != EINTR)
+			break;
+	for (; !pid_gone(note.browser) && waited < CLEANER_WAIT_MS; waited += 50)
+		poll(NULL, 0, 50);
+	for (int tries = 0; tries < 10; tries++) {
+		struct stat st;
+		launch_remove_dir(note.tmpdir);
+		if (lstat(note.tmpdir, &st) < 0)
+			break;
+		poll(NULL, 0, 100);
+	}
+	_exit(0);
+}
+
+int wrapper_cleaner_start(struct wrapper *w, char *err, size_t errlen)
+{
+	int p[2], status;
+	pid_t mid;
+
+	w->cleaner_fd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if ((mid = fork()) < 0) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (mid == 0) {
+		/* Forked twice: the cleaner is no child of the wrapper (no
+		 * process of its tree), and in a session of its own, where a
+		 * kill of the wrapper's process group does not reach it. */
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		/* None of the client's fds (its pipes, the wrapper's stderr
+		 * it reads to the end) stays open in it. */
+		if (dup2(p[0], 3) < 0 || close_range(4, ~0U, 0) < 0)
+			_exit(0);
+		for (int fd = 0; fd < 3; fd++)
+			close(fd);
+		if (open("/dev/null", O_RDWR) == 0) {
+			if (dup(0) < 0 || dup(0) < 0) {
+				/* no stdout or stderr: it writes nothing anyway */
+			}
+		}
+		cleaner_run(3);
+	}
+	close(p[0]);
+	waitpid(mid, &status, 0);
+	w->cleaner_fd = p[1];
+	return 0;
+}
+
 /* Signals, as flags for wrapper_tend: the handlers only note and wake. */
 static volatile sig_atomic_t got_term, got_int, got_hup, got_chld;
 static struct wrapper *the_wrapper;
@@ -204,6 +304,13 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
 		w->chrome = 0;
 		launch_remove_dir(w->tmpdir);
 		return -1;
+	}
+	if (w->cleaner_fd >= 0) {
+		struct cleaner_note note = { .browser = w->chrome };
+		snprintf(note.tmpdir, sizeof note.tmpdir, "%s", w->tmpdir);
+		if (write(w->cleaner_fd, &note, sizeof note) != (ssize_t)sizeof note) {
+			/* no cleaner: the next start's sweep removes it */
+		}
 	}
 	return 0;
 }

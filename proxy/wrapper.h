@@ -61,7 +61,14 @@ struct wrapper {
 	int wake_fd;                  /* readable after a signal (a self-pipe), for poll */
 	uint64_t log_lost;            /* records CDPPROXY_LOG lost, known once the proxy stopped */
 	int exec_errno;               /* why the browser could not be run, or 0 */
+	int cleaner_fd;               /* the cleaner's pipe (-1: none): told the browser and its TMPDIR */
 };
+
+/* Forks the cleaner (call it while single-threaded, before wrapper_start):
+ * a process outside the wrapper's tree and process group that, once the
+ * wrapper has ended in any way (SIGKILL too: its pipe's EOF), waits for the
+ * browser to go and removes its TMPDIR. 0, or -1 with a reason in err. */
+int wrapper_cleaner_start(struct wrapper *w, char *err, size_t errlen);
 
 /* Can path be run as the browser (a regular file we may execute)? 0, or
  * the shell's status for it (127: not there, 126: not runnable) with

@@ -36,6 +36,14 @@ int main(int argc, char **argv)
 		return status;
 	}
 	status = 1;
+	w.cleaner_fd = -1;
+	/* Forked now, while there is one thread: it removes the browser's
+	 * TMPDIR even when the wrapper is SIGKILLed (ChromeDriver's quit). */
+	if (w.cfg.mode != WRAPPER_EXEC && wrapper_cleaner_start(&w, err, sizeof err) < 0) {
+		fprintf(stderr, "cdpproxy-chromium: %s\n", err);
+		wrapper_config_free(&w.cfg);
+		return 1;
+	}
 	switch (w.cfg.mode) {
 	case WRAPPER_EXEC:
 		/* Nothing to proxy: be the browser, no process in between. */

@@ -11,6 +11,8 @@
 // lost to CDPPROXY_LOG (/dev/full): said on stderr, exit 1 as cdpproxy does.
 // A browser that is missing, not executable or not a program: exactly one
 // stderr line with the reason, 127 or 126, in every mode; no lws banner.
+// ChromeDriver's default quit (it SIGKILLs the wrapper) and a plain SIGKILL:
+// the wrapper's temporary directory is gone within 2 s, with no next start.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -200,4 +202,57 @@ test('issue 33 #2: a missing or unusable browser: one line with the reason, 127/
   const p = await startPort([...h.CHROME_FLAGS, '--remote-debugging-port=0']);
   await p.stop();
   assert.doesNotMatch(p.stderr(), /LWS|lws/, `port mode: no lws line: ${p.stderr()}`);
+});
+
+// ChromeDriver (Debian's) through Selenium's Python bindings, default quit:
+// the wrapper's pid and directories, and how long they took to go after it.
+const SELENIUM = `
+import json, os, sys, time, glob
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+o = Options(); o.binary_location = sys.argv[1]
+for f in sys.argv[2:]: o.add_argument(f)
+svc = Service('/usr/bin/chromedriver')
+d = webdriver.Chrome(service=svc, options=o)
+d.get('about:blank')
+def ppid(p):
+    try: return int(open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1])
+    except OSError: return None
+wrapper = [int(p) for p in os.listdir('/proc') if p.isdigit() and ppid(p) == svc.process.pid][0]
+dirs = glob.glob(f'/tmp/cdpproxy-chromium-{wrapper}-*')
+t0 = time.time()
+d.quit()
+gone = None
+while time.time() - t0 < 5:
+    if not any(os.path.exists(x) for x in dirs): gone = time.time() - t0; break
+    time.sleep(0.05)
+print(json.dumps({'wrapper': wrapper, 'dirs': dirs, 'gone_after_s': gone, 'wrapper_alive': os.path.exists(f'/proc/{wrapper}')}))
+`;
+
+test('issue 33 #5: ChromeDriver\'s default quit: the wrapper\'s temporary directory is gone within 2 s', { timeout: 90000 }, async (t) => {
+  if (!fs.existsSync('/usr/bin/chromedriver')) { t.skip('no /usr/bin/chromedriver (Debian: chromium-driver)'); return; }
+  const r = spawnSync('/usr/bin/python3', ['-c', SELENIUM, h.WRAPPER_BIN, ...h.CHROME_FLAGS],
+    { env: wr.wrapperEnv(), encoding: 'utf8', timeout: 60000 });
+  assert.equal(r.status, 0, `the Selenium script ran: ${r.stderr}`);
+  const got = JSON.parse(r.stdout.trim().split('\n').pop());
+  t.diagnostic(`ChromeDriver quit: ${JSON.stringify(got)}`);
+  assert.equal(got.dirs.length, 1, 'the wrapper had its directory');
+  assert.equal(got.wrapper_alive, false, 'the wrapper is gone after quit');
+  assert.ok(got.gone_after_s !== null && got.gone_after_s <= 2, `its directory went within 2 s of quit (${got.gone_after_s})`);
+});
+
+test('issue 33 #5: the wrapper SIGKILLed: its directory is gone within 2 s with no next start, and its stderr ends', ALL, async (t) => {
+  const w = await startPipe();
+  const dirs = wr.tmpdirsOf(w.child.pid);
+  assert.equal(dirs.length, 1, 'the wrapper has its directory');
+  const ended = new Promise((resolve) => w.child.stdio[2].once('close', () => resolve(Date.now())));
+  const killedAt = Date.now();
+  process.kill(w.child.pid, 'SIGKILL');
+  const gone = await h.waitFor(() => !fs.existsSync(dirs[0]) && Date.now(), { timeout: 2000, what: `${dirs[0]} to go` }).catch(() => null);
+  t.diagnostic(`directory gone ${gone && gone - killedAt} ms after the SIGKILL`);
+  assert.ok(gone, `${dirs[0]} removed within 2 s of the wrapper's SIGKILL`);
+  const end = await Promise.race([ended, h.sleep(2000).then(() => null)]);
+  assert.ok(end, 'nothing (no cleaner) holds the wrapper\'s stderr open');
+  await w.stop();
 });
