@@ -56,7 +56,7 @@ static int ref_switch(const char *arg, char *key, size_t keylen, const char **va
  * might make it. NULL when absent; "" for a switch without '='. */
 static const char *ref_last(int argc, char **argv, const char *name, int past_end)
 {
-	char key[256];
+	char key[4096];
 	const char *v, *last = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const endpoint[] = { "remote-debugging-pipe", "remote-debugging-port",
 		"remote-debugging-address", "remote-allow-origins" };
-	char *buf = malloc(size + 1), *argv[MAX_ARGS + 1], err[512] = "", key[256];
+	char *buf = malloc(size + 1), *argv[MAX_ARGS + 1], err[512] = "", key[4096];
 	int argc = 0, rc, after_end = 0;
 	const char *pipe, *port, *v;
 	struct wrapper_config c;
