@@ -204,7 +204,19 @@ static void cleaner_run(int fd)
 	_exit(0);
 }
 
-int wrapper_cleaner_start(struct wrapper *w, char *err, size_t errlen)
+/* Rewrites the process's command line (/proc/PID/cmdline is the memory
+ * of argv's strings, one contiguous block) to title, cut to fit. */
+static void set_cmdline(int argc, char **argv, const char *title)
+{
+	char *end = argv[0] + strlen(argv[0]) + 1;
+
+	for (int i = 1; i < argc && argv[i] == end; i++)
+		end = argv[i] + strlen(argv[i]) + 1;
+	memset(argv[0], 0, (size_t)(end - argv[0]));
+	memcpy(argv[0], title, strnlen(title, (size_t)(end - argv[0]) - 1));
+}
+
+int wrapper_cleaner_start(struct wrapper *w, int argc, char **argv, char *err, size_t errlen)
 {
 	int p[2], status;
 	pid_t mid;
@@ -227,6 +239,7 @@ int wrapper_cleaner_start(struct wrapper *w, char *err, size_t errlen)
 		if (fork() != 0)
 			_exit(0);
 		setsid();
+		set_cmdline(argc, argv, "cdpproxy-chromium-cleaner");
 		/* None of the client's fds (its pipes, the wrapper's stderr
 		 * it reads to the end) stays open in it. */
 		if (dup2(p[0], 3) < 0 || close_range(4, ~0U, 0) < 0)

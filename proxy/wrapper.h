@@ -67,8 +67,10 @@ struct wrapper {
 /* Forks the cleaner (call it while single-threaded, before wrapper_start):
  * a process outside the wrapper's tree and process group that, once the
  * wrapper has ended in any way (SIGKILL too: its pipe's EOF), waits for the
- * browser to go and removes its TMPDIR. 0, or -1 with a reason in err. */
-int wrapper_cleaner_start(struct wrapper *w, char *err, size_t errlen);
+ * browser to go and removes its TMPDIR. Its command line (main's argc and
+ * argv, rewritten in place) says what it is, so that nothing takes it for
+ * the wrapper. 0, or -1 with a reason in err. */
+int wrapper_cleaner_start(struct wrapper *w, int argc, char **argv, char *err, size_t errlen);
 
 /* Can path be run as the browser (a regular file we may execute)? 0, or
  * the shell's status for it (127: not there, 126: not runnable) with

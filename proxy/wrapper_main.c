@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	w.cleaner_fd = -1;
 	/* Forked now, while there is one thread: it removes the browser's
 	 * TMPDIR even when the wrapper is SIGKILLed (ChromeDriver's quit). */
-	if (w.cfg.mode != WRAPPER_EXEC && wrapper_cleaner_start(&w, err, sizeof err) < 0) {
+	if (w.cfg.mode != WRAPPER_EXEC && wrapper_cleaner_start(&w, argc, argv, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpproxy-chromium: %s\n", err);
 		wrapper_config_free(&w.cfg);
 		return 1;
