@@ -1,16 +1,16 @@
 /* launch: starts headless Chromium with a fresh profile, and stops it. */
-#define _GNU_SOURCE   /* close_range */
+#define _GNU_SOURCE   /* close_range, pipe2 */
 #include "launch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,13 +37,6 @@ static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	remove(path);
-	return 0;
 }
 
 /* Describes how a reaped child ended. */
@@ -81,20 +74,37 @@ void launch_die_with_parent(pid_t parent)
 		_exit(127);
 }
 
-/* Writes s to fd 2: after fork, where stdio is not safe. */
-static void child_say(const char *a, const char *b)
+/* The child's side of the exec report: closes every fd from 5 on but keep
+ * (none kept when it is below 5). */
+static void close_from_5_but(int keep)
 {
-	if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0)
+	if (keep < 5) {
+		if (close_range(5, ~0U, 0) < 0)
+			for (int fd = 5; fd < 65536; fd++)
+				close(fd);
 		return;
+	}
+	if ((keep > 5 && close_range(5, (unsigned)keep - 1, 0) < 0) || close_range((unsigned)keep + 1, ~0U, 0) < 0)
+		for (int fd = 5; fd < 65536; fd++)
+			if (fd != keep)
+				close(fd);
 }
 
-pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
+pid_t launch_spawn(const struct launch_spawn *s, int *exec_errno, char *err, size_t errlen)
 {
 	char tmpdir[4200];
 	const char **envp;
 	pid_t parent = getpid(), pid;
+	int report[2], child_errno = 0;
 	size_t n;
+	ssize_t got;
 
+	/* The exec's failure comes back as its errno on a close-on-exec pipe:
+	 * nothing read means the exec happened. */
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
 	/* The environment, built before fork: the process may have other
 	 * threads, and only async-signal-safe calls may follow fork. */
 	for (n = 0; environ[n]; n++)
@@ -111,7 +121,7 @@ pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
-		int moved[5];
+		int moved[5], rep = fcntl(report[1], F_DUPFD_CLOEXEC, 5), e;
 
 		launch_die_with_parent(parent);
 		if (s->own_group)
@@ -130,18 +140,33 @@ pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen)
 			else if (i > 2)
 				close(i);
 		}
-		/* Nothing else of ours: a client's pipe end held open by
-		 * Chromium would never see EOF. */
-		if (close_range(5, ~0U, 0) < 0)
-			for (int fd = 5; fd < 65536; fd++)
-				close(fd);
+		/* Nothing else of ours (but the report, closed by the exec): a
+		 * client's pipe end held open by Chromium would never see EOF. */
+		close_from_5_but(rep);
 		execve(s->path, (char *const *)s->argv, (char *const *)envp);
-		child_say("cannot run ", s->path);
+		e = errno;
+		if (write(rep, &e, sizeof e) < 0) {
+			/* the parent sees no report, and then our exit 127 */
+		}
 		_exit(127);
 	}
 	free(envp);
-	if (pid < 0)
+	close(report[1]);
+	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		close(report[0]);
+		return -1;
+	}
+	while ((got = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (got == (ssize_t)sizeof child_errno) {
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot run %s: %s", s->path, strerror(child_errno));
+		if (exec_errno)
+			*exec_errno = child_errno;
+		return -1;
+	}
 	return pid;
 }
 
@@ -173,7 +198,7 @@ static pid_t spawn(const struct launch_opts *o, const char *profile, char *err, 
 	s.argv = argv;
 	s.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s.fd[1] = s.fd[2] = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	pid = launch_spawn(&s, err, errlen);
+	pid = launch_spawn(&s, NULL, err, errlen);
 	for (int i = 0; i < 2; i++)
 		if (s.fd[i] >= 0)
 			close(s.fd[i]);
@@ -191,11 +216,64 @@ static pid_t profile_owner(const char *name)
 	return end != p && *end == '-' && pid > 0 ? (pid_t)pid : 0;
 }
 
+#define REMOVE_DEPTH 64   /* deeper than any profile Chromium writes; an fd a level */
+
+/* Removes the entry name in the directory dirfd, and what is under it, as
+ * rm -rf's safe mode does: every step relative to an open directory, no
+ * symlink followed (a symlink is removed as itself), a directory entered
+ * only if it is still the one fstatat saw, and only what uid owns touched. */
+static void remove_at(int dirfd, const char *name, uid_t uid, int depth)
+{
+	struct stat st, opened;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != uid)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dirfd, name, 0);
+		return;
+	}
+	if (depth >= REMOVE_DEPTH)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Swapped since fstatat (for a symlink O_NOFOLLOW refused; for another
+	 * directory, this): not ours to walk. */
+	if (fstat(fd, &opened) < 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino ||
+	    !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			remove_at(fd, e->d_name, uid, depth + 1);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+void launch_remove_dir(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char parent[4200];
+	int fd;
+
+	if (!slash || !slash[1])
+		return;
+	snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	remove_at(fd, slash + 1, geteuid(), 0);
+	close(fd);
+}
+
 int launch_sweep_stale(void)
 {
 	DIR *d = opendir("/tmp");
 	struct dirent *e;
-	char path[4200];
+	struct stat st;
 	int removed = 0;
 
 	if (!d)
@@ -205,12 +283,16 @@ int launch_sweep_stale(void)
 		if (strncmp(e->d_name, LAUNCH_PROFILE_PREFIX, strlen(LAUNCH_PROFILE_PREFIX)) ||
 		    !(owner = profile_owner(e->d_name)) || owner == getpid())
 			continue;
+		/* Only a directory of our own user: another's is theirs to sweep
+		 * (and its PID, in another PID namespace, may not be dead). */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
 		/* EPERM: alive, someone else's. A reused PID keeps a stale
 		 * profile a while longer, which is the safe mistake. */
 		if (kill(owner, 0) == 0 || errno != ESRCH)
 			continue;
-		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-		launch_remove_dir(path);
+		remove_at(dirfd(d), e->d_name, geteuid(), 0);
 		removed++;
 	}
 	closedir(d);
@@ -236,17 +318,20 @@ static void last_log_line(const char *profile, char *out, size_t outlen)
 
 int launch_make_dir(char *out, size_t outlen, char *err, size_t errlen)
 {
+	struct stat st;
+
 	snprintf(out, outlen, "/tmp/%s%ld-XXXXXX", LAUNCH_PROFILE_PREFIX, (long)getpid());
 	if (!mkdtemp(out)) {
 		snprintf(err, errlen, "cannot make a profile directory: %s", strerror(errno));
 		return -1;
 	}
+	/* mkdtemp makes a new 0700 directory; anything else there is not ours. */
+	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700) {
+		snprintf(err, errlen, "%s is not the new 0700 directory of ours it should be", out);
+		return -1;
+	}
 	return 0;
-}
-
-void launch_remove_dir(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int launch_start(struct launch *l, const char *path, char **extra, int nextra,

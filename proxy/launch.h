@@ -40,10 +40,12 @@ size_t launch_base_flags(const char *const **flags);
 /* Makes a fresh profile directory named for this process into out. 0, or
  * -1 with a reason in err. */
 int launch_make_dir(char *out, size_t outlen, char *err, size_t errlen);
-/* Removes a directory and everything in it. */
+/* Removes a directory (an absolute path) and everything in it that this
+ * user owns, walking with openat/unlinkat and following no symlink. */
 void launch_remove_dir(const char *dir);
-/* Removes the profiles in /tmp whose owner process is gone (it was killed
- * before it could remove them); returns how many. Every launch does this. */
+/* Removes the profiles in /tmp of this user whose owner process is gone (it
+ * was killed before it could remove them); returns how many. Every launch
+ * does this. */
 int launch_sweep_stale(void);
 
 /* How launch_spawn starts a program. */
@@ -57,9 +59,10 @@ struct launch_spawn {
 
 /* Forks and execs s->path: it dies with the calling thread's process
  * (PR_SET_PDEATHSIG, SIGKILL), gets the fds asked for and no other of ours
- * (none above 4), default SIGPIPE and an empty signal mask. The pid, or -1
- * with a reason in err. */
-pid_t launch_spawn(const struct launch_spawn *s, char *err, size_t errlen);
+ * (none above 4), default SIGPIPE and an empty signal mask. The pid once
+ * the exec happened, or -1 with a reason in err ("cannot run PATH: why"
+ * and *exec_errno, unless NULL, the exec's errno when the exec failed). */
+pid_t launch_spawn(const struct launch_spawn *s, int *exec_errno, char *err, size_t errlen);
 /* For a child just forked by pid parent: die (SIGKILL) when the parent
  * does; exits at once if it already has. Async-signal-safe. */
 void launch_die_with_parent(pid_t parent);

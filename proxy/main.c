@@ -209,6 +209,11 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 				snprintf(err, errlen, "%s must be more than 0", flag);
 				return -1;
 			}
+			if (o == O_MAX_MESSAGE && size > UTIL_MAX_MESSAGE_LIMIT) {
+				snprintf(err, errlen, "%s: '%s' is above " UTIL_MAX_MESSAGE_LIMIT_TEXT ", the most "
+					 "it can be (Chrome sends at most 256MiB)", flag, optarg);
+				return -1;
+			}
 			*(o == O_MAX_MESSAGE ? &cfg->max_message : &cfg->queue_bytes) = size;
 			break;
 		case O_POLICY:

@@ -93,7 +93,9 @@ int pipeleg_read(struct pipeleg *l, char *err, size_t errlen)
 		ssize_t n;
 
 		if (l->in_cap - l->in_len < READ_CHUNK) {
-			size_t cap = l->in_cap * 2, limit = (size_t)l->max_message + READ_CHUNK;
+			/* Saturated: a max_message near SIZE_MAX must not wrap the limit. */
+			size_t cap = l->in_cap * 2, limit = l->max_message > SIZE_MAX - READ_CHUNK ?
+				SIZE_MAX : (size_t)l->max_message + READ_CHUNK;
 			if (cap < l->in_len + READ_CHUNK)
 				cap = l->in_len + READ_CHUNK;
 			if (cap > limit)

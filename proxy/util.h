@@ -45,6 +45,11 @@ int util_parse_long(const char *flag, const char *s, long lo, long hi, long *out
 /* Parses "256MiB", "32M", "1048576", "64k" into bytes (k/K/KiB = 1024, ...).
  * Returns 0, or -1 with a reason in err. */
 int util_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+/* The largest message size cdpproxy's --max-message and the wrapper's
+ * CDPPROXY_MAX_MESSAGE take: Chrome sends at most 256 MiB, and a buffer of
+ * the size plus a read must be one the machine could hold. */
+#define UTIL_MAX_MESSAGE_LIMIT (4ull << 30)
+#define UTIL_MAX_MESSAGE_LIMIT_TEXT "4GiB"
 
 /* The length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
  * surrogates, nothing past U+10FFFF; left bytes there), or 0. */

@@ -1,11 +1,12 @@
 /* wrapper: cdpproxy-chromium, a program a client launches as if it were
  * Chromium: its configuration (the browser's argv, the environment), the real
  * browser's process and the wrapper's life as a browser. */
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE   /* pipe2, close_range */
 #include "wrapper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,6 @@
 #include "policy.h"
 #include "proxy.h"
 #include "util.h"
-
-#define PORT_FLAG "--remote-debugging-port="
-#define PIPE_FLAG "--remote-debugging-pipe"
-#define DIR_FLAG "--user-data-dir="
 
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
 static int resolve_log(const char *v, char *out, size_t outlen, char *err, size_t errlen)
@@ -68,6 +65,11 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 				 "(e.g. 256MiB)", v);
 			return -1;
 		}
+		if (c->max_message > UTIL_MAX_MESSAGE_LIMIT) {
+			snprintf(err, errlen, "CDPPROXY_MAX_MESSAGE: '%s' is above " UTIL_MAX_MESSAGE_LIMIT_TEXT
+				 ", the most it can be (Chrome sends at most 256MiB)", v);
+			return -1;
+		}
 	}
 	if ((v = getenv("CDPPROXY_LOG")) && *v &&
 	    resolve_log(v, c->log_path, sizeof c->log_path, err, errlen) < 0)
@@ -104,62 +106,157 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 
 int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen)
 {
-	int n = 0, pipe_mode = 0, port_mode = 0;
-
 	memset(c, 0, sizeof *c);
 	c->max_message = 256ull << 20;
 	c->queue_bytes = 16ull << 20;
 	c->control_port = -1;
 	if (read_env(c, err, errlen) < 0)
 		return -1;
-	c->argv = xcalloc((size_t)argc + 1, sizeof *c->argv);
-	c->argv[n++] = (char *)c->chromium;
-	for (int i = 1; i < argc; i++) {
-		char *a = argv[i];
-		if (!strncmp(a, PIPE_FLAG, strlen(PIPE_FLAG)) &&
-		    (!a[strlen(PIPE_FLAG)] || a[strlen(PIPE_FLAG)] == '=')) {
-			/* CBOR: no Playwright, Puppeteer or chrome-launcher client
-			 * sends it; the core reads JSON. */
-			if (a[strlen(PIPE_FLAG)] == '=' && strcasecmp(a + strlen(PIPE_FLAG) + 1, "json")) {
-				snprintf(err, errlen, "%s is not supported: only JSON pipes "
-					 "(--remote-debugging-pipe) can be proxied", a);
-				goto fail;
-			}
-			pipe_mode = 1;
-		} else if (!strncmp(a, PORT_FLAG, strlen(PORT_FLAG))) {
-			char *end;
-			long p = strtol(a + strlen(PORT_FLAG), &end, 10);
-			if (*end || end == a + strlen(PORT_FLAG) || p < 0 || p > 65535) {
-				snprintf(err, errlen, "%s: not a port number", a);
-				goto fail;
-			}
-			c->client_port = (int)p;
-			port_mode = 1;
-			a = PORT_FLAG "0";   /* Chromium's own port is any free one */
-		} else if (!strncmp(a, DIR_FLAG, strlen(DIR_FLAG))) {
-			c->user_data_dir = a + strlen(DIR_FLAG);
-		}
-		c->argv[n++] = a;
+	if (wrapper_args(c, argc, argv, err, errlen) < 0) {
+		wrapper_config_free(c);
+		return -1;
 	}
-	if (pipe_mode && port_mode) {
-		/* The port would be a way around the proxy. */
-		snprintf(err, errlen, "both --remote-debugging-pipe and --remote-debugging-port: "
-			 "give one, so every client goes through the proxy");
-		goto fail;
-	}
-	c->mode = pipe_mode ? WRAPPER_PIPE : port_mode ? WRAPPER_PORT : WRAPPER_EXEC;
 	return 0;
-fail:
-	wrapper_config_free(c);
-	return -1;
 }
 
 void wrapper_config_free(struct wrapper_config *c)
 {
-	free(c->argv);
-	c->argv = NULL;
+	wrapper_args_free(c);
 	policy_free(c->policy);
 	c->policy = NULL;
+}
+
+int wrapper_exec_failed(const char *path, int e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot run %s: %s (set CDPPROXY_CHROMIUM)", path, strerror(e));
+	return e == ENOENT ? 127 : 126;   /* as shells do */
+}
+
+int wrapper_check_browser(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return wrapper_exec_failed(path, errno, err, errlen);
+	if (S_ISDIR(st.st_mode))
+		return wrapper_exec_failed(path, EISDIR, err, errlen);
+	if (!S_ISREG(st.st_mode))
+		return wrapper_exec_failed(path, EACCES, err, errlen);
+	if (access(path, X_OK) < 0)
+		return wrapper_exec_failed(path, errno, err, errlen);
+	return 0;
+}
+
+/* What the wrapper tells its cleaner, in one write (atomic: under PIPE_BUF). */
+struct cleaner_note {
+	pid_t browser;
+	char tmpdir[256];
+};
+
+#define CLEANER_WAIT_MS 10000   /* for the browser to go, at most */
+
+/* Is pid gone (or a zombie no one has reaped yet)? */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* The cleaner's life: the note, then the wrapper's end (EOF), then the
+ * browser's, then the TMPDIR goes (again, should a dying helper have
+ * written into it meanwhile). */
+static void cleaner_run(int fd)
+{
+	struct cleaner_note note = { 0 };
+	char drain[64];
+	ssize_t n;
+	int waited = 0;
+
+	while ((n = read(fd, &note, sizeof note)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof note)
+		_exit(0);   /* the wrapper ended before starting a browser */
+	note.tmpdir[sizeof note.tmpdir - 1] = '\0';
+	while ((n = read(fd, drain, sizeof drain)) != 0)
+		if (n < 0 && errno != EINTR)
+			break;
+	for (; !pid_gone(note.browser) && waited < CLEANER_WAIT_MS; waited += 50)
+		poll(NULL, 0, 50);
+	for (int tries = 0; tries < 10; tries++) {
+		struct stat st;
+		launch_remove_dir(note.tmpdir);
+		if (lstat(note.tmpdir, &st) < 0)
+			break;
+		poll(NULL, 0, 100);
+	}
+	_exit(0);
+}
+
+/* Rewrites the process's command line (/proc/PID/cmdline is the memory
+ * of argv's strings, one contiguous block) to title, cut to fit. */
+static void set_cmdline(int argc, char **argv, const char *title)
+{
+	char *end = argv[0] + strlen(argv[0]) + 1;
+
+	for (int i = 1; i < argc && argv[i] == end; i++)
+		end = argv[i] + strlen(argv[i]) + 1;
+	memset(argv[0], 0, (size_t)(end - argv[0]));
+	memcpy(argv[0], title, strnlen(title, (size_t)(end - argv[0]) - 1));
+}
+
+int wrapper_cleaner_start(struct wrapper *w, int argc, char **argv, char *err, size_t errlen)
+{
+	int p[2], status;
+	pid_t mid;
+
+	w->cleaner_fd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if ((mid = fork()) < 0) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (mid == 0) {
+		/* Forked twice: the cleaner is no child of the wrapper (no
+		 * process of its tree), and in a session of its own, where a
+		 * kill of the wrapper's process group does not reach it. */
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		set_cmdline(argc, argv, "cdpproxy-chromium-cleaner");
+		/* None of the client's fds (its pipes, the wrapper's stderr
+		 * it reads to the end) stays open in it. */
+		if (dup2(p[0], 3) < 0 || close_range(4, ~0U, 0) < 0)
+			_exit(0);
+		for (int fd = 0; fd < 3; fd++)
+			close(fd);
+		if (open("/dev/null", O_RDWR) == 0) {
+			if (dup(0) < 0 || dup(0) < 0) {
+				/* no stdout or stderr: it writes nothing anyway */
+			}
+		}
+		cleaner_run(3);
+	}
+	close(p[0]);
+	waitpid(mid, &status, 0);
+	w->cleaner_fd = p[1];
+	return 0;
 }
 
 /* Signals, as flags for wrapper_tend: the handlers only note and wake. */
@@ -216,10 +313,17 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
 		return -1;
 	s.tmpdir = w->tmpdir;
 	memcpy(s.fd, fds, sizeof s.fd);
-	if ((w->chrome = launch_spawn(&s, err, errlen)) < 0) {
+	if ((w->chrome = launch_spawn(&s, &w->exec_errno, err, errlen)) < 0) {
 		w->chrome = 0;
 		launch_remove_dir(w->tmpdir);
 		return -1;
+	}
+	if (w->cleaner_fd >= 0) {
+		struct cleaner_note note = { .browser = w->chrome };
+		snprintf(note.tmpdir, sizeof note.tmpdir, "%s", w->tmpdir);
+		if (write(w->cleaner_fd, &note, sizeof note) != (ssize_t)sizeof note) {
+			/* no cleaner: the next start's sweep removes it */
+		}
 	}
 	return 0;
 }
@@ -286,10 +390,13 @@ void wrapper_exit(struct wrapper *w)
 
 	wrapper_kill(w);
 	launch_remove_dir(w->tmpdir);
+	if (w->log_lost)   /* as cdpproxy: not a clean run */
+		fprintf(stderr, "cdpproxy-chromium: %llu log records lost (CDPPROXY_LOG %s)\n",
+			(unsigned long long)w->log_lost, w->cfg.log_path);
 	wrapper_config_free(&w->cfg);
 	fflush(stderr);
-	if (WIFEXITED(w->status))
-		exit(WEXITSTATUS(w->status));   /* exit, not _exit: LeakSanitizer looks then */
+	if (WIFEXITED(w->status))   /* exit, not _exit: LeakSanitizer looks then */
+		exit(WEXITSTATUS(w->status) || !w->log_lost ? WEXITSTATUS(w->status) : 1);
 	/* Died of a signal: so do we, for the client to see the same end. */
 	setrlimit(RLIMIT_CORE, &none);
 	signal(WTERMSIG(w->status), SIG_DFL);
@@ -345,5 +452,6 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 	cfg.queue_bytes = w->cfg.queue_bytes;
 	cfg.policy_path = w->cfg.policy_path;
 	cfg.policy_dir = w->cfg.policy_dir;
+	cfg.allow_origins = w->cfg.allow_origins;
 	return proxy_start(px, &cfg, p, err, errlen);
 }

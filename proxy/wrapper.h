@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "access.h"
+
 enum wrapper_mode {
 	WRAPPER_EXEC,             /* no remote debugging: become the browser */
 	WRAPPER_PIPE,             /* --remote-debugging-pipe: relay fds 3 and 4 */
@@ -22,6 +24,8 @@ struct wrapper_config {
 	char **argv;                  /* Chromium's, NULL-ended (port mode: its port is 0) */
 	int client_port;              /* port mode: the port the client asked for (0: any) */
 	const char *user_data_dir;    /* --user-data-dir as the client gave it, or NULL */
+	char *origins;                /* port mode: --remote-allow-origins' value, split in place */
+	struct access_list allow_origins;  /* ... the proxy's allowed Origins */
 	const char *policy_path;      /* CDPPROXY_POLICY, or NULL */
 	struct policy *policy;        /* loaded from it at start, or NULL */
 	char policy_dir[1024];        /* where a policy switched by name is found */
@@ -38,6 +42,12 @@ struct wrapper_config {
  * err: nothing has been started then. */
 int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen);
 void wrapper_config_free(struct wrapper_config *c);
+/* wrapper_configure's reading of argv, as Chromium reads it: c->mode,
+ * c->argv (Chromium's: every debugging endpoint is the wrapper's choice),
+ * client_port, user_data_dir, allow_origins; c->chromium is argv[0]. 0, or
+ * -1 with a one-line reason in err. wrapper_args_free frees what it made. */
+int wrapper_args(struct wrapper_config *c, int argc, char **argv, char *err, size_t errlen);
+void wrapper_args_free(struct wrapper_config *c);
 
 /* The real browser's process. */
 struct wrapper {
@@ -49,7 +59,25 @@ struct wrapper {
 	uint64_t kill_at_us;          /* SIGKILL the browser then if still there (0: not armed) */
 	void (*wake)(void);           /* called from signal handlers, after the flags are set */
 	int wake_fd;                  /* readable after a signal (a self-pipe), for poll */
+	uint64_t log_lost;            /* records CDPPROXY_LOG lost, known once the proxy stopped */
+	int exec_errno;               /* why the browser could not be run, or 0 */
+	int cleaner_fd;               /* the cleaner's pipe (-1: none): told the browser and its TMPDIR */
 };
+
+/* Forks the cleaner (call it while single-threaded, before wrapper_start):
+ * a process outside the wrapper's tree and process group that, once the
+ * wrapper has ended in any way (SIGKILL too: its pipe's EOF), waits for the
+ * browser to go and removes its TMPDIR. Its command line (main's argc and
+ * argv, rewritten in place) says what it is, so that nothing takes it for
+ * the wrapper. 0, or -1 with a reason in err. */
+int wrapper_cleaner_start(struct wrapper *w, int argc, char **argv, char *err, size_t errlen);
+
+/* Can path be run as the browser (a regular file we may execute)? 0, or
+ * the shell's status for it (127: not there, 126: not runnable) with
+ * "cannot run PATH: why (set CDPPROXY_CHROMIUM)" in err. */
+int wrapper_check_browser(const char *path, char *err, size_t errlen);
+/* The same status and message for an exec of path that failed with e. */
+int wrapper_exec_failed(const char *path, int e, char *err, size_t errlen);
 
 /* Prepares w (signals, the client watch) and starts the browser with
  * fds[0..4] as its fds (-1: ours for 0..2, none for 3 and 4). 0, or -1 with
@@ -61,7 +89,8 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
  * or the kill time came. Returns 1 while the browser runs, 0 once reaped. */
 int wrapper_tend(struct wrapper *w, void (*reload)(struct wrapper *w, struct policy *p));
 /* Ends the wrapper as the browser ended: its exit code, or its signal
- * raised again (with no core dump); removes the browser's TMPDIR first. */
+ * raised again (with no core dump); removes the browser's TMPDIR first.
+ * Log records lost are said on stderr, and make a status 0 exit 1. */
 void wrapper_exit(struct wrapper *w) __attribute__((noreturn));
 /* Kills the browser's process group member we started, now (SIGKILL), and
  * waits for it. */

@@ -313,6 +313,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	}
 	core_conn_free(&r.cc);
 	proxy_stop(&r.px);
+	w->log_lost = r.px.log_lost;
 	pipeleg_free(&r.leg[DOWN]);
 	pipeleg_free(&r.leg[UP]);
 	wrapper_exit(w);

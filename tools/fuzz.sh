@@ -4,7 +4,7 @@
 #
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
-# DRIVER is scan, policy, discovery, wsleg, access, redact or log (default: all,
+# DRIVER is scan, policy, discovery, wsleg, access, redact, log or switches (default: all,
 # after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-ALL="scan policy discovery wsleg access redact log"
+ALL="scan policy discovery wsleg access redact log switches"
 smoke=0 seconds="" build=build/fuzz drivers=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
         shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    scan|policy|discovery|wsleg|access|redact|log) drivers="$drivers $1" ;;
+    scan|policy|discovery|wsleg|access|redact|log|switches) drivers="$drivers $1" ;;
     -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
     *[!0-9]*|'') build=$1 ;;
     *) seconds=$1 ;;
@@ -63,13 +63,14 @@ sources() {
     access) echo proxy/access.c ;;
     redact) echo proxy/redact.c proxy/util.c ;;
     log) echo proxy/log_fmt.c proxy/scan.c proxy/util.c ;;
+    switches) echo proxy/switches.c proxy/wrapper_args.c proxy/access.c proxy/util.c ;;
     esac
 }
 # 16 KiB reaches jansson's nesting limit (2048) with room to spare (and a
 # Network.responseReceivedExtraInfo with a dozen Set-Cookies is about 4 KiB);
 # 2 KiB is past every length the access checks look at (256-byte names).
 max_len() {
-    case "$1" in scan|wsleg|redact) echo 16384 ;; access) echo 2048 ;; *) echo 8192 ;; esac
+    case "$1" in scan|wsleg|redact) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
 }
 
 mkdir -p "$build/logs"

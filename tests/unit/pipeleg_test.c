@@ -259,6 +259,30 @@ static void test_peer_gone(void)
 	pipeleg_free(&l);
 }
 
+/* Issue 27 #9: a max_message of 2^64-1 must not wrap the buffer's limit
+ * (max_message + READ_CHUNK): a 300 KB message still comes through. */
+static void test_max_wrap(void)
+{
+	size_t len = 300000;
+	char *msg = xmalloc(len + 1), err[128];
+	struct pipeleg l;
+	struct got g;
+	int wfd;
+
+	memset(msg, 'm', len);
+	msg[len] = '\0';
+	open_leg(&l, &wfd, UINT64_MAX, &g);
+	feed(&l, wfd, msg, len + 1, &g);
+	close(wfd);
+	while (pipeleg_read(&l, err, sizeof err) > 0)
+		;
+	ok(g.n == 1 && g.len[0] == len, "max_message 2^64-1: a 300 KB message is delivered whole (%zu)",
+	   g.n ? g.len[0] : 0);
+	close(l.rfd);
+	pipeleg_free(&l);
+	free(msg);
+}
+
 int main(void)
 {
 	srand(1234);
@@ -267,5 +291,6 @@ int main(void)
 	test_oversized();
 	test_writes();
 	test_peer_gone();
+	test_max_wrap();
 	return tap_done();
 }
