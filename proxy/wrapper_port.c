@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "proxy.h"
 #include "util.h"
 
@@ -162,7 +163,7 @@ static void rewrite_active_port(const char *profile, int port, const char *path)
 int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 {
 	static struct port_run r;
-	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, bound;
+	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0;
 	char *path = r.browser_path;
 	pthread_t relay;
 
@@ -187,17 +188,17 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 
 	if (wrapper_proxy_start(w, &r.px, NULL, w->cfg.client_port, chrome_port, err, errlen) < 0) {
 		wrapper_kill(w);
+		launch_remove_dir(w->tmpdir);
 		return -1;
 	}
-	if (*w->cfg.control_host &&
-	    proxy_listen_also(&r.px, w->cfg.control_host, w->cfg.control_port, &bound, err, errlen) < 0) {
+	if (wrapper_listen_control(w, &r.px, err, errlen) < 0) {
+		/* Unhooked first: the browser's SIGCHLD would wake a freed loop. */
+		wrapper_serve(w, NULL);
 		proxy_stop(&r.px);
 		wrapper_kill(w);
+		launch_remove_dir(w->tmpdir);
 		return -1;
 	}
-	if (*w->cfg.control_host)
-		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
-			w->cfg.control_host, bound);
 	r.px.on_wake = port_tend;
 	if (w->cfg.user_data_dir) {
 		rewrite_active_port(w->cfg.user_data_dir, r.px.port, path);
