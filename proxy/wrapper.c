@@ -455,3 +455,22 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 	cfg.allow_origins = w->cfg.allow_origins;
 	return proxy_start(px, &cfg, p, err, errlen);
 }
+
+int wrapper_listen_control(struct wrapper *w, struct proxy *px, char *err, size_t errlen)
+{
+	char why[512];
+	int bound;
+
+	if (!*w->cfg.control_host)
+		return 0;
+	/* Exactly the port asked for (chrome-launcher hides our stderr, so a
+	 * fixed port is how its users find us): taken is an error, not another. */
+	if (proxy_listen_also(px, w->cfg.control_host, w->cfg.control_port, &bound, why,
+			      sizeof why) < 0) {
+		snprintf(err, errlen, "CDPPROXY_CONTROL: %s", why);
+		return -1;
+	}
+	fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
+		w->cfg.control_host, bound);
+	return 0;
+}

@@ -107,6 +107,9 @@ void wrapper_serve(struct wrapper *w, struct proxy *px);
  * upstream_port; w->cfg.policy is taken either way. 0, or -1 with err. */
 int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
 			int upstream_port, char *err, size_t errlen);
+/* Adds CDPPROXY_CONTROL's listener to px (none unset) and names it on
+ * stderr. 0, or -1 with err (a port taken: no other is tried). */
+int wrapper_listen_control(struct wrapper *w, struct proxy *px, char *err, size_t errlen);
 /* wrapper_tend's reload: the policy SIGHUP loaded, made the proxy's. */
 void wrapper_reload(struct wrapper *w, struct policy *p);
 

@@ -262,9 +262,13 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	the_run = &r;
 	wrapper_serve(w, &r.px);
 	/* The proxy's HTTP side listens only for CDPPROXY_CONTROL (/proxy/). */
-	if (wrapper_proxy_start(w, &r.px, *w->cfg.control_host ? w->cfg.control_host : NULL,
-				*w->cfg.control_host ? w->cfg.control_port : -1, 0, err, errlen) < 0)
+	if (wrapper_proxy_start(w, &r.px, NULL, -1, 0, err, errlen) < 0)
 		return -1;
+	if (wrapper_listen_control(w, &r.px, err, errlen) < 0) {
+		wrapper_serve(w, NULL);
+		proxy_stop(&r.px);
+		return -1;
+	}
 	fds[3] = to[0];
 	fds[4] = from[1];
 	if (wrapper_start(w, fds, err, errlen) < 0) {
@@ -273,9 +277,6 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	}
 	close(to[0]);
 	close(from[1]);
-	if (*w->cfg.control_host)
-		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
-			w->cfg.control_host, r.px.port);
 
 	core_conn_init(&r.px.core, &r.cc, &pipe_ops, "/devtools/browser");
 	if (r.px.core.log)

@@ -11,14 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "proxy.h"
 #include "util.h"
 
 #define LISTENING "DevTools listening on ws://"
 #define TEND_US (100 * 1000)       /* signals and the kill time, between lws's wake-ups */
 #define STDERR_DRAIN_MS 500        /* for Chromium's last lines, after it exits */
+#define PORT_HOLD_US (300 * 1000)  /* after its DevTools line, for Chromium's write to fail */
 
 struct port_run {
 	struct wrapper *w;
@@ -29,6 +32,7 @@ struct port_run {
 	volatile int relay_done;
 	char browser_path[512];       /* /devtools/browser/ID */
 	uint64_t watch_port_until_us; /* DevToolsActivePort kept ours until then */
+	uint64_t port_from_us;        /* ... and first written then */
 };
 
 static struct port_run *the_run;
@@ -48,7 +52,8 @@ static void tend_tick(lws_sorted_usec_list_t *sul)
 
 	port_tend(&r->px);
 	/* Chromium may write its file after its stderr line: ours again. */
-	if (r->watch_port_until_us && util_mono_us() < r->watch_port_until_us)
+	if (r->watch_port_until_us && util_mono_us() >= r->port_from_us &&
+	    util_mono_us() < r->watch_port_until_us)
 		rewrite_active_port(r->w->cfg.user_data_dir, r->px.port, r->browser_path);
 	lws_sul_schedule(the_run->px.ctx, 0, sul, tend_tick, TEND_US);
 }
@@ -132,6 +137,22 @@ static int await_listening(struct port_run *r, int *port, char *path, size_t pat
 	}
 }
 
+/* ChromeDriver reads the port from DevToolsActivePort in the profile as
+ * soon as the file exists, and Chromium writes its own port there just after
+ * its DevTools line (tens of ms late on a busy machine): read in between, a
+ * third of ChromeDriver's sessions went around the proxy. So a directory
+ * holds the name until then, Chromium's write fails (it logs and goes on),
+ * and only the proxy's port is ever in the file. 1 when held. */
+static int hold_active_port(const char *profile)
+{
+	char file[4200];
+
+	snprintf(file, sizeof file, "%s/DevToolsActivePort", profile);
+	mkdir(profile, 0700);   /* Chromium's own mode; there already is fine */
+	unlink(file);           /* an earlier run's names a port long gone */
+	return mkdir(file, 0700) == 0;
+}
+
 /* ChromeDriver and others read the port from DevToolsActivePort in the
  * profile: it names the proxy's, so they come through it too. Left alone
  * when it does already. */
@@ -153,6 +174,7 @@ static void rewrite_active_port(const char *profile, int port, const char *path)
 	if (!(f = fopen(tmp, "w")))
 		return;
 	fprintf(f, "%d\n%s", port, path);
+	rmdir(file);   /* hold_active_port's */
 	if (fclose(f) == 0)
 		rename(tmp, file);
 	else
@@ -162,7 +184,7 @@ static void rewrite_active_port(const char *profile, int port, const char *path)
 int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 {
 	static struct port_run r;
-	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, bound;
+	int errpipe[2], fds[5] = { -1, -1, -1, -1, -1 }, chrome_port = 0, held;
 	char *path = r.browser_path;
 	pthread_t relay;
 
@@ -174,6 +196,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		return -1;
 	}
 	fds[2] = errpipe[1];
+	held = w->cfg.user_data_dir && hold_active_port(w->cfg.user_data_dir);
 	if (wrapper_start(w, fds, err, errlen) < 0)
 		return -1;
 	close(errpipe[1]);
@@ -187,21 +210,23 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 
 	if (wrapper_proxy_start(w, &r.px, NULL, w->cfg.client_port, chrome_port, err, errlen) < 0) {
 		wrapper_kill(w);
+		launch_remove_dir(w->tmpdir);
 		return -1;
 	}
-	if (*w->cfg.control_host &&
-	    proxy_listen_also(&r.px, w->cfg.control_host, w->cfg.control_port, &bound, err, errlen) < 0) {
+	if (wrapper_listen_control(w, &r.px, err, errlen) < 0) {
+		/* Unhooked first: the browser's SIGCHLD would wake a freed loop. */
+		wrapper_serve(w, NULL);
 		proxy_stop(&r.px);
 		wrapper_kill(w);
+		launch_remove_dir(w->tmpdir);
 		return -1;
 	}
-	if (*w->cfg.control_host)
-		fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
-			w->cfg.control_host, bound);
 	r.px.on_wake = port_tend;
 	if (w->cfg.user_data_dir) {
-		rewrite_active_port(w->cfg.user_data_dir, r.px.port, path);
+		r.port_from_us = util_mono_us() + (held ? PORT_HOLD_US : 0);
 		r.watch_port_until_us = util_mono_us() + 5000000;
+		if (!held)
+			rewrite_active_port(w->cfg.user_data_dir, r.px.port, path);
 	}
 	fprintf(stderr, "DevTools listening on ws://127.0.0.1:%d%s\n", r.px.port, path);
 	if (pthread_create(&relay, NULL, relay_stderr, &r) == 0)

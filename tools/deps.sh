@@ -30,10 +30,12 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 fi
 
-# npm ci only when the installed tree is older than the lock file.
+# npm ci only when the installed tree is older than the lock file or
+# package.json (its overrides are read by npm ci, not kept in the lock).
 lock=tests/clients/package-lock.json
 stamp=tests/clients/node_modules/.package-lock.json
-if [ -f "$lock" ] && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; }; then
+if [ -f "$lock" ] && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ] ||
+                       [ tests/clients/package.json -nt "$stamp" ]; }; then
     echo "deps: npm ci in tests/clients" >&2
     # The puppeteer package downloads a Chrome when installed: not here, the
     # tests use Debian's (tests/clients/.puppeteerrc.cjs says so too).
