@@ -58,7 +58,7 @@ sources() {
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
     wsleg) echo proxy/wsleg.c proxy/core.c proxy/route.c proxy/control.c proxy/tail.c proxy/msg.c proxy/sessions.c \
-        proxy/scan.c proxy/policy.c proxy/stats.c proxy/table.c proxy/util.c proxy/wsframe.c \
+        proxy/scan.c proxy/policy.c proxy/stats.c proxy/protocol.c proxy/table.c proxy/util.c proxy/wsframe.c \
         proxy/log.c proxy/log_fmt.c proxy/redact.c proxy/client.c ;;
     access) echo proxy/access.c ;;
     redact) echo proxy/redact.c proxy/util.c ;;
