@@ -21,6 +21,7 @@
 #define LISTENING "DevTools listening on ws://"
 #define TEND_US (100 * 1000)       /* signals and the kill time, between lws's wake-ups */
 #define STDERR_DRAIN_MS 500        /* for Chromium's last lines, after it exits */
+#define ACTIVE_PORT "DevToolsActivePort"
 #define PORT_HOLD_US (300 * 1000)  /* after its DevTools line, for Chromium's write to fail */
 
 struct port_run {
@@ -145,40 +146,48 @@ static int await_listening(struct port_run *r, int *port, char *path, size_t pat
  * and only the proxy's port is ever in the file. 1 when held. */
 static int hold_active_port(const char *profile)
 {
-	char file[4200];
+	int dir, held;
 
-	snprintf(file, sizeof file, "%s/DevToolsActivePort", profile);
 	mkdir(profile, 0700);   /* Chromium's own mode; there already is fine */
-	unlink(file);           /* an earlier run's names a port long gone */
-	return mkdir(file, 0700) == 0;
+	if ((dir = open(profile, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	unlinkat(dir, ACTIVE_PORT, 0);   /* an earlier run's names a port long gone */
+	held = mkdirat(dir, ACTIVE_PORT, 0700) == 0;
+	close(dir);
+	return held;
 }
 
 /* ChromeDriver and others read the port from DevToolsActivePort in the
  * profile: it names the proxy's, so they come through it too. Left alone
- * when it does already. */
+ * when it does already. Names are taken relative to the profile's
+ * directory: nothing is removed by path. */
 static void rewrite_active_port(const char *profile, int port, const char *path)
 {
-	char file[4200], tmp[4300];
+	static const char tmp[] = ACTIVE_PORT ".cdpproxy";
+	int dir, fd, now = 0;
 	FILE *f;
-	int now = 0;
 
-	snprintf(file, sizeof file, "%s/DevToolsActivePort", profile);
-	if ((f = fopen(file, "r"))) {
+	if ((dir = open(profile, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if ((fd = openat(dir, ACTIVE_PORT, O_RDONLY | O_CLOEXEC)) >= 0 && (f = fdopen(fd, "r"))) {
 		if (fscanf(f, "%d", &now) != 1)
 			now = 0;
 		fclose(f);
+	} else if (fd >= 0) {
+		close(fd);
 	}
-	if (now == port)
-		return;
-	snprintf(tmp, sizeof tmp, "%s.cdpproxy", file);
-	if (!(f = fopen(tmp, "w")))
-		return;
-	fprintf(f, "%d\n%s", port, path);
-	rmdir(file);   /* hold_active_port's */
-	if (fclose(f) == 0)
-		rename(tmp, file);
-	else
-		unlink(tmp);
+	if (now != port && (fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0) {
+		if ((f = fdopen(fd, "w"))) {
+			fprintf(f, "%d\n%s", port, path);
+			unlinkat(dir, ACTIVE_PORT, AT_REMOVEDIR);   /* hold_active_port's */
+			if (fclose(f) != 0 || renameat(dir, tmp, dir, ACTIVE_PORT) < 0)
+				unlinkat(dir, tmp, 0);
+		} else {
+			close(fd);
+			unlinkat(dir, tmp, 0);
+		}
+	}
+	close(dir);
 }
 
 int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
