@@ -127,6 +127,15 @@ int main(void)
 	   "classname equal to name is not repeated; <error> is not ok");
 	free_tests(t, n);
 
+	/* Found by fuzz_junit's oracle: a time strtod reads but that is no duration. */
+	p = write_tmp("<testsuite><testcase name=\"a\" time=\"nan\"/><testcase name=\"b\" time=\"-inf\"/>"
+		      "<testcase name=\"c\" time=\"-2\"/><testcase name=\"d\" time=\"0x1p1\"/></testsuite>");
+	ok(audit_junit_read(p, &t, &n, err, sizeof err) == 0 && n == 4, "odd times read");
+	ok(n == 4 && t[0].seconds == 0 && t[1].seconds == 0 && t[2].seconds == 0 && t[3].seconds == 2,
+	   "nan, -inf and -2 count as no time (0), not as NaN or negative (%g %g %g %g)",
+	   n == 4 ? t[0].seconds : -1, n == 4 ? t[1].seconds : -1, n == 4 ? t[2].seconds : -1, n == 4 ? t[3].seconds : -1);
+	free_tests(t, n);
+
 	p = write_tmp("<html><body>not junit</body></html>");
 	rc = audit_junit_read(p, &t, &n, err, sizeof err);
 	ok(rc < 0 && strstr(err, "not JUnit XML"), "another XML document is refused: %s", err);

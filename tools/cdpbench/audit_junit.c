@@ -2,6 +2,7 @@
  * Playwright, Jest, Mocha and most runners write, read with libxml2 within
  * its limits: no DOCTYPE (so no entities), bounded size, depth and time. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,7 +87,11 @@ static void add_case(xmlNode *tc, struct audit_test **tests, size_t *n)
 			snprintf(t->name, len, "%s: %s", (char *)cls, name ? (char *)name : "?");
 		else
 			snprintf(t->name, len, "%s", name ? (char *)name : "?");
+		/* strtod also takes "nan", "inf" and "-1": no duration, as if absent
+		 * (a NaN would poison the medians) */
 		t->seconds = time ? strtod((char *)time, NULL) : 0;
+		if (!isfinite(t->seconds) || t->seconds < 0)
+			t->seconds = 0;
 		t->ok = !has_child(tc, "failure") && !has_child(tc, "error");
 	}
 	xmlFree(name);
