@@ -105,6 +105,21 @@ void audit_print_summary(const struct audit *a, FILE *out)
 				arm->name, arm->nfail, arm->nfail == 1 ? "" : "s",
 				arm->nfail == 1 ? "is" : "are");
 	}
+	{
+		/* A run that passed but whose JUnit file was refused (or missing)
+		 * still counts for wall time; say why its tests are not in. */
+		int unread = 0;
+		const char *first = NULL;
+		for (int round = 0; round < a->rounds_run; round++)
+			for (size_t i = 0; i < a->narms; i++) {
+				const struct audit_run *run = audit_run_at(a, round, i);
+				if (run->ran && run->ok && run->error[0] && !unread++)
+					first = run->error;
+			}
+		if (unread)
+			fprintf(out, "%d passing run%s without test figures (see audit.md); the first: %s\n",
+				unread, unread == 1 ? "" : "s", first);
+	}
 	for (size_t i = 1; i < a->narms && a->ntests; i++) {
 		size_t *idx = tests_by_change(a, i);
 		fprintf(out, "\ntests that %s changes most (vs %s):\n", a->arms[i].name, a->arms[0].name);
@@ -273,11 +288,11 @@ static int write_md(const struct audit *a, const char *path, char *err, size_t e
 			fprintf(f, "\n");
 		}
 	}
-	fprintf(f, "\n## Runs that failed\n\n");
+	fprintf(f, "\n## Runs that failed, or whose JUnit file was not read\n\n");
 	for (int round = 0; round < a->rounds_run; round++)
 		for (size_t i = 0; i < a->narms; i++) {
 			const struct audit_run *run = audit_run_at(a, round, i);
-			if (run->ran && !run->ok)
+			if (run->ran && (!run->ok || run->error[0]))
 			{
 				fprintf(f, "- round %d, ", round);
 				report_md_esc(f, "", a->arms[i].name, ": ");
