@@ -4,8 +4,8 @@
 #
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
-# DRIVER is scan, policy, discovery, wsleg, access, redact, log or switches (default: all,
-# after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
+# DRIVER is scan, policy, discovery, wsleg, access, redact, log, switches, pipe,
+# logrec or junit (default: all, one after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
 # scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-ALL="scan policy discovery wsleg access redact log switches"
+ALL="scan policy discovery wsleg access redact log switches pipe logrec junit"
 smoke=0 seconds="" build=build/fuzz drivers=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
         shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    scan|policy|discovery|wsleg|access|redact|log|switches) drivers="$drivers $1" ;;
+    scan|policy|discovery|wsleg|access|redact|log|switches|pipe|logrec|junit) drivers="$drivers $1" ;;
     -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
     *[!0-9]*|'') build=$1 ;;
     *) seconds=$1 ;;
@@ -64,19 +64,35 @@ sources() {
     redact) echo proxy/redact.c proxy/util.c ;;
     log) echo proxy/log_fmt.c proxy/scan.c proxy/util.c ;;
     switches) echo proxy/switches.c proxy/wrapper_args.c proxy/access.c proxy/util.c ;;
+    pipe) echo proxy/pipeleg.c proxy/msg.c proxy/util.c ;;
+    logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
+        tools/cdplog/timeline.c proxy/stats.c proxy/protocol.c proxy/table.c proxy/util.c ;;
+    # audit_junit.c is included by the driver itself (its statics).
+    junit) echo proxy/util.c ;;
     esac
+}
+# What a tool's driver needs beyond the proxy's headers and libraries.
+extra_flags() {
+    case "$1" in
+    logrec) echo -Itools/common -Itools/cdplog ;;
+    junit) echo -Itools/cdpbench -Itools/common "$(pkg-config --cflags libxml-2.0)" ;;
+    esac
+}
+extra_libs() {
+    case "$1" in junit) pkg-config --libs libxml-2.0 ;; logrec) echo -lm ;; esac
 }
 # 16 KiB reaches jansson's nesting limit (2048) with room to spare (and a
 # Network.responseReceivedExtraInfo with a dozen Set-Cookies is about 4 KiB);
 # 2 KiB is past every length the access checks look at (256-byte names).
 max_len() {
-    case "$1" in scan|wsleg|redact) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
+    case "$1" in scan|wsleg|redact|pipe|junit) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
 }
 
 mkdir -p "$build/logs"
 for d in $drivers; do
     # shellcheck disable=SC2046 # word splitting is wanted
-    if ! $CC $CFLAGS -o "$build/fuzz_$d" "tests/fuzz/fuzz_$d.c" $(sources "$d") $LIBS \
+    if ! $CC $CFLAGS $(extra_flags "$d") -o "$build/fuzz_$d" "tests/fuzz/fuzz_$d.c" $(sources "$d") $LIBS \
+            $(extra_libs "$d") \
             >"$build/logs/$d.build.log" 2>&1; then
         cat "$build/logs/$d.build.log" >&2
         echo "fuzz $d: does not build with $CC (needs libFuzzer: Debian libclang-rt-14-dev)" >&2

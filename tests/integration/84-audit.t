@@ -169,6 +169,29 @@ test('the environment per arm, the process group stopped, and Ctrl-C reports the
   dir.remove();
 });
 
+// Issue 27 #4: a JUnit file with a DOCTYPE ("billion laughs") is refused at
+// once, in bounded time; the runs still count and the summary and audit.md
+// say why their tests are missing. No browser: the command only writes it.
+test('a hostile JUnit file: refused, named with the reason, the audit still reports', ALL, async () => {
+  const dir = h.tmpdir('cdpproxy-audit-lol-');
+  const junit = path.join(dir.dir, 'junit.xml');
+  const lol = path.join(dir.dir, 'lol.xml');
+  let dtd = '<!ENTITY l0 "lol">';
+  for (let i = 1; i <= 9; i++) dtd += `<!ENTITY l${i} "${`&l${i - 1};`.repeat(10)}">`;
+  fs.writeFileSync(lol, `<?xml version="1.0"?><!DOCTYPE t [${dtd}]><testsuite><testcase name="&l9;"/></testsuite>`);
+  const r = await audit(['--rounds', '2', '--warmup-rounds', '0', '--junit', junit, '--', 'cp', lol, junit]);
+  assert.equal(r.code, 0, `audit exits 0; stderr:\n${r.stderr.slice(-3000)}`);
+  const runs = r.json.arms.flatMap((a) => a.runs);
+  assert.equal(runs.length, 2 * r.json.arms.length, 'every run ran');
+  assert.ok(runs.every((x) => x.ok && /--junit: .*junit\.xml has a DOCTYPE: refused/.test(x.error)), `each run passed, with the refusal: ${runs.map((x) => x.error)}`);
+  assert.deepEqual(r.json.tests, [], 'no tests from it');
+  assert.match(r.stdout, /\d+ passing runs without test figures \(see audit\.md\); the first: --junit: \S+junit\.xml has a DOCTYPE/, 'the summary says why');
+  const md = fs.readFileSync(path.join(r.out.dir, 'audit.md'), 'utf8');
+  assert.match(md, /- round 0, \S+: --junit: \S+junit\.xml has a DOCTYPE: refused/, 'audit.md lists the runs');
+  r.out.remove();
+  dir.remove();
+});
+
 // `audit --log` on logs of cdpproxy --log --log-bodies: a Playwright page
 // (Network.enable {}), and a raw client enabling only Page and Runtime.
 async function capture(drive) {

@@ -113,8 +113,11 @@ static void rig_html(const json_t *rig, FILE *f)
 		"(", (long long)json_integer_value(json_object_get(rig, "browsers")),
 		(long long)json_integer_value(json_object_get(rig, "sessions")));
 	i = 0;
-	json_object_foreach(json_object_get(rig, "sessions_by_type"), k, v)
-		fprintf(f, "%s%lld %s", i++ ? ", " : "", (long long)json_integer_value(v), k);
+	/* target types are what the browser (or whatever wrote the log) said */
+	json_object_foreach(json_object_get(rig, "sessions_by_type"), k, v) {
+		fprintf(f, "%s%lld ", i++ ? ", " : "", (long long)json_integer_value(v));
+		report_html_esc(f, "", k, "");
+	}
 	fprintf(f, ")</p><table><tr><th>command</th><th>sessions</th></tr>\n");
 	json_object_foreach(json_object_get(rig, "enables"), k, v) {
 		report_html_esc(f, "<tr><td>", k, "");
@@ -136,7 +139,7 @@ static void rig_html(const json_t *rig, FILE *f)
 		"<th>session</th><th>bytes</th></tr>\n");
 	json_array_foreach(json_object_get(rig, "largest"), i, v) {
 		report_html_esc(f, "<tr><td>", json_string_value(json_object_get(v, "method")), "");
-		fprintf(f, "</td><td>%s</td><td>", json_string_value(json_object_get(v, "dir")));
+		report_html_esc(f, "</td><td>", json_string_value(json_object_get(v, "dir")), "</td><td>");
 		report_html_esc(f, "", json_string_value(json_object_get(v, "session")), "");
 		fprintf(f, "</td><td class=n>%lld</td></tr>\n",
 			(long long)json_integer_value(json_object_get(v, "bytes")));
@@ -150,8 +153,8 @@ static void tests_html(const struct audit *a, FILE *f)
 
 	if (!a->ntests)
 		return;
-	fprintf(f, "<h2>Tests (median seconds; ratio to %s)</h2><table><tr><th>test</th>",
-		a->arms[0].name);
+	report_html_esc(f, "<h2>Tests (median seconds; ratio to ", a->arms[0].name,
+			")</h2><table><tr><th>test</th>");
 	for (size_t i = 0; i < a->narms; i++)
 		report_html_esc(f, "<th>", a->arms[i].name, "</th>");
 	fprintf(f, "</tr>\n");
@@ -191,9 +194,9 @@ int audit_write_html(const struct audit *a, const char *path, char *err, size_t 
 	for (size_t i = 1; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
 		report_html_esc(f, "<li>", arm->name, "");
-		fprintf(f, ": %s× [%s, %s] of %s", report_ratio(arm->ratio.point, r, sizeof r),
-			report_ratio(arm->ratio.lo, lo, sizeof lo), report_ratio(arm->ratio.hi, hi, sizeof hi),
-			a->arms[0].name);
+		fprintf(f, ": %s× [%s, %s] of ", report_ratio(arm->ratio.point, r, sizeof r),
+			report_ratio(arm->ratio.lo, lo, sizeof lo), report_ratio(arm->ratio.hi, hi, sizeof hi));
+		report_html_esc(f, "", a->arms[0].name, "");
 		if (!isnan(arm->vs_pass.point))
 			fprintf(f, "; %s× [%s, %s] of passthrough", report_ratio(arm->vs_pass.point, r, sizeof r),
 				report_ratio(arm->vs_pass.lo, lo, sizeof lo),

@@ -105,6 +105,21 @@ void audit_print_summary(const struct audit *a, FILE *out)
 				arm->name, arm->nfail, arm->nfail == 1 ? "" : "s",
 				arm->nfail == 1 ? "is" : "are");
 	}
+	{
+		/* A run that passed but whose JUnit file was refused (or missing)
+		 * still counts for wall time; say why its tests are not in. */
+		int unread = 0;
+		const char *first = NULL;
+		for (int round = 0; round < a->rounds_run; round++)
+			for (size_t i = 0; i < a->narms; i++) {
+				const struct audit_run *run = audit_run_at(a, round, i);
+				if (run->ran && run->ok && run->error[0] && !unread++)
+					first = run->error;
+			}
+		if (unread)
+			fprintf(out, "%d passing run%s without test figures (see audit.md); the first: %s\n",
+				unread, unread == 1 ? "" : "s", first);
+	}
 	for (size_t i = 1; i < a->narms && a->ntests; i++) {
 		size_t *idx = tests_by_change(a, i);
 		fprintf(out, "\ntests that %s changes most (vs %s):\n", a->arms[i].name, a->arms[0].name);
@@ -195,41 +210,77 @@ static json_t *audit_json(const struct audit *a)
 		"rig_from", a->rig_from[0] ? json_string(a->rig_from) : json_null());
 }
 
+/* The rig's text (log strings in it) as a fenced code block: its fence
+ * longer than any run of backticks in the text, so nothing ends it early. */
+static void md_rig(const json_t *rig, FILE *f)
+{
+	char *text = NULL;
+	size_t len = 0, run = 0, longest = 2;
+	FILE *m = open_memstream(&text, &len);
+
+	audit_rig_print(rig, m);
+	fclose(m);
+	for (size_t i = 0; i < len; i++) {
+		run = text[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+	fprintf(f, "\n%s", text);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+	fputc('\n', f);
+	free(text);
+}
+
 static int write_md(const struct audit *a, const char *path, char *err, size_t errlen)
 {
 	FILE *f = report_open(path, err, errlen);
-	char m[32], c1[80], r[32], c2[80];
+	char m[32], c1[80], r[32], c2[80], *cmd = NULL;
+	size_t cmd_len = 0;
+	FILE *cf;
 
 	if (!f)
 		return -1;
-	fprintf(f, "# cdpbench audit\n\nStarted %s, %.0f s. Command: `", a->started, a->wall_s);
+	cf = open_memstream(&cmd, &cmd_len);
 	for (int i = 0; i < a->argc; i++)
-		fprintf(f, "%s%s", i ? " " : "", a->argv[i]);
-	fprintf(f, "`. %d rounds run (%d warm-up)%s.\n\n| arm | runs ok | median wall | 95%% CI | "
-		"ratio to %s | 95%% CI | |\n|---|---|---|---|---|---|---|\n", a->rounds_run,
-		a->cfg->warmup_rounds, a->interrupted ? ", interrupted" : "", a->arms[0].name);
+		fprintf(cf, "%s%s", i ? " " : "", a->argv[i]);
+	fclose(cf);
+	/* Every string below that is not cdpbench's own (the command, arm and
+	 * test names, errors with the command's output, the logs' strings) is
+	 * escaped: Markdown renders HTML, and a | ends a cell. */
+	fprintf(f, "# cdpbench audit\n\nStarted %s, %.0f s. Command: ", a->started, a->wall_s);
+	report_md_code(f, cmd);
+	free(cmd);
+	fprintf(f, ". %d rounds run (%d warm-up)%s.\n\n| arm | runs ok | median wall | 95%% CI | ",
+		a->rounds_run, a->cfg->warmup_rounds, a->interrupted ? ", interrupted" : "");
+	report_md_esc(f, "ratio to ", a->arms[0].name, " | 95% CI | |\n|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < a->narms; i++) {
 		const struct audit_arm *arm = &a->arms[i];
-		fprintf(f, "| %s | %d/%d | %s | %s | %s | %s | %s |\n", arm->name, arm->nok,
+		report_md_esc(f, "| ", arm->name, "");
+		fprintf(f, " | %d/%d | %s | %s | %s | %s | %s |\n", arm->nok,
 			arm->nok + arm->nfail, audit_secs(arm->wall.point, m, sizeof m),
 			ci_text(&arm->wall, 1, c1, sizeof c1), report_ratio(arm->ratio.point, r, sizeof r),
 			ci_text(&arm->ratio, 0, c2, sizeof c2), i ? verdict(&arm->ratio) : "baseline");
 	}
 	for (size_t i = 0; i < a->narms; i++)
-		if (a->arms[i].policy && !isnan(a->arms[i].vs_pass.point))
-			fprintf(f, "\n%s against passthrough: %sx %s %s.\n", a->arms[i].name,
+		if (a->arms[i].policy && !isnan(a->arms[i].vs_pass.point)) {
+			report_md_esc(f, "\n", a->arms[i].name, "");
+			fprintf(f, " against passthrough: %sx %s %s.\n",
 				report_ratio(a->arms[i].vs_pass.point, r, sizeof r),
 				ci_text(&a->arms[i].vs_pass, 0, c2, sizeof c2), verdict(&a->arms[i].vs_pass));
+		}
 	if (a->ntests) {
 		fprintf(f, "\n## Tests\n\n| test |");
 		for (size_t i = 0; i < a->narms; i++)
-			fprintf(f, " %s |", a->arms[i].name);
+			report_md_esc(f, " ", a->arms[i].name, " |");
 		fprintf(f, "\n|---|");
 		for (size_t i = 0; i < a->narms; i++)
 			fprintf(f, "---|");
 		fprintf(f, "\n");
 		for (size_t t = 0; t < a->ntests; t++) {
-			fprintf(f, "| %s |", a->tests[t].name);
+			report_md_esc(f, "| ", a->tests[t].name, " |");
 			for (size_t i = 0; i < a->narms; i++)
 				fprintf(f, " %s%s%s%s |", audit_secs(a->tests[t].median[i].point, m, sizeof m),
 					i ? " (" : "", i ? report_ratio(a->tests[t].ratio[i].point, r, sizeof r) : "",
@@ -237,20 +288,24 @@ static int write_md(const struct audit *a, const char *path, char *err, size_t e
 			fprintf(f, "\n");
 		}
 	}
-	fprintf(f, "\n## Runs that failed\n\n");
+	fprintf(f, "\n## Runs that failed, or whose JUnit file was not read\n\n");
 	for (int round = 0; round < a->rounds_run; round++)
 		for (size_t i = 0; i < a->narms; i++) {
 			const struct audit_run *run = audit_run_at(a, round, i);
-			if (run->ran && !run->ok)
-				fprintf(f, "- round %d, %s: %s\n", round, a->arms[i].name, run->error);
+			if (run->ran && (!run->ok || run->error[0]))
+			{
+				fprintf(f, "- round %d, ", round);
+				report_md_esc(f, "", a->arms[i].name, ": ");
+				report_md_esc(f, "", run->error, "\n");
+			}
 		}
-	fprintf(f, "\n## What the rig asks of the browser\n\n```\n");
+	fprintf(f, "\n## What the rig asks of the browser\n\n");
 	if (a->rig)
-		audit_rig_print(a->rig, f);
+		md_rig(a->rig, f);
 	else
-		fprintf(f, "no proxied run passed with logs\n");
-	fprintf(f, "```\n\nFrom the logs in %s. Every run and figure is in audit.json.\n",
-		a->rig_from[0] ? a->rig_from : "-");
+		fprintf(f, "```\nno proxied run passed with logs\n```\n");
+	report_md_esc(f, "\nFrom the logs in ", a->rig_from[0] ? a->rig_from : "-",
+		      ". Every run and figure is in audit.json.\n");
 	return report_close(f, "", path, err, errlen);
 }
 

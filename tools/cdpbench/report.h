@@ -113,8 +113,14 @@ int report_close(FILE *f, const char *tail, const char *path, char *err, size_t 
 /* report_md.c, report_html.c */
 int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
+/* report_md.c's helpers, for every Markdown file cdpbench writes: pre, s
+ * escaped so that it stays text in a table cell or a list item (no HTML, no
+ * cell break, no code span or emphasis; control characters as spaces), post;
+ * and s as one code span, its backtick fence longer than any run in s. */
+void report_md_esc(FILE *f, const char *pre, const char *s, const char *post);
+void report_md_code(FILE *f, const char *s);
 /* report_html.c's helpers, for every page cdpbench writes: pre, s escaped
- * for HTML, post. */
+ * for HTML text and quoted attribute values, post. */
 void report_html_esc(FILE *f, const char *pre, const char *s, const char *post);
 /* The page at path opened, with its head (title, the style) and h1 written;
  * NULL with a reason in err. Closed by report_close(f, REPORT_HTML_END, ...). */

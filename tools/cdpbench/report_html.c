@@ -15,6 +15,7 @@ void report_html_esc(FILE *f, const char *pre, const char *s, const char *post)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
 	}
@@ -204,7 +205,8 @@ int report_write_html(const struct report *r, const char *path, char *err, size_
 			continue;
 		report_html_esc(f, "<li>", c->sc->name, " / ");
 		report_html_esc(f, "", c->sc->aa_with, "");
-		fprintf(f, ", %s: %s [%s, %s] ", c->body, report_ratio(c->aa.point, a, sizeof a),
+		report_html_esc(f, ", ", c->body, ": ");
+		fprintf(f, "%s [%s, %s] ", report_ratio(c->aa.point, a, sizeof a),
 			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
 		report_html_esc(f, "", report_aa_gate(r, c, gate, sizeof gate), "</li>\n");
 	}

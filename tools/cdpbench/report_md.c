@@ -7,6 +7,46 @@
 #include "replay.h"
 #include "report.h"
 
+void report_md_esc(FILE *f, const char *pre, const char *s, const char *post)
+{
+	fputs(pre, f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			fputc(' ', f);           /* a newline would end the row or the item */
+		else if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '&')
+			fputs("&amp;", f);
+		else if (strchr("\\|`*_[]", c))
+			fprintf(f, "\\%c", c);   /* CommonMark: a backslash makes ASCII punctuation literal */
+		else
+			fputc(c, f);
+	}
+	fputs(post, f);
+}
+
+void report_md_code(FILE *f, const char *s)
+{
+	size_t run = 0, longest = 0;
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+	fputc(' ', f);   /* one space each side, stripped by the renderer: s may start with a backtick */
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	fputc(' ', f);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+}
+
 static void md_header(const struct report *r, FILE *f)
 {
 	const struct bench_config *cfg = r->cfg;
@@ -14,13 +54,14 @@ static void md_header(const struct report *r, FILE *f)
 	char x[160];
 
 	fprintf(f, "# cdpbench: how enabled CDP domains change upload throughput\n\n");
-	fprintf(f, "Started %s, %.0f s wall time%s. %s on Linux %s, %s (%lld CPUs), %s memory.\n\n",
-		r->started, r->wall_s, r->interrupted ? " (interrupted: partial results)" : "",
-		json_string_value(json_object_get(env, "chromium")),
-		json_string_value(json_object_get(env, "kernel")),
-		json_string_value(json_object_get(env, "cpu")),
-		(long long)json_integer_value(json_object_get(env, "cpus")),
-		json_string_value(json_object_get(env, "memory")));
+	/* The environment is what commands printed (chromium --version, /proc). */
+	fprintf(f, "Started %s, %.0f s wall time%s. ", r->started, r->wall_s,
+		r->interrupted ? " (interrupted: partial results)" : "");
+	report_md_esc(f, "", json_string_value(json_object_get(env, "chromium")), " on Linux ");
+	report_md_esc(f, "", json_string_value(json_object_get(env, "kernel")), ", ");
+	report_md_esc(f, "", json_string_value(json_object_get(env, "cpu")), "");
+	fprintf(f, " (%lld CPUs), ", (long long)json_integer_value(json_object_get(env, "cpus")));
+	report_md_esc(f, "", json_string_value(json_object_get(env, "memory")), " memory.\n\n");
 	fprintf(f, "Load average (1 minute) %.1f at the start and %.1f at the end, on %lld CPUs: "
 		"other work on the machine widens every interval. Placement %s: the sink on CPUs %s, "
 		"the browsers on %s.\n\n",
@@ -62,15 +103,16 @@ static void md_tables(const struct report *r, FILE *f)
 
 	fprintf(f, "## Results\n");
 	for (size_t bi = 0; bi < r->nbodies; bi++) {
-		fprintf(f, "\n### %s\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
+		report_md_esc(f, "\n### ", r->bodies[bi], "");
+		fprintf(f, "\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
 			"| within +-%.3g%% | spread trial / transfer | sink Mbps | rounds ok |\n"
-			"|---|---:|---|---:|---|:-:|:-:|---:|---:|---:|\n", r->bodies[bi],
-			100 * r->cfg->target_ci);
+			"|---|---:|---|---:|---|:-:|:-:|---:|---:|---:|\n", 100 * r->cfg->target_ci);
 		for (size_t i = 0; i < r->ncells; i++) {
 			const struct report_cell *c = &r->cells[i];
 			if (strcmp(c->body, r->bodies[bi]))
 				continue;
-			fprintf(f, "| %s | %s | [%s, %s] | %s | ", c->sc->name,
+			report_md_esc(f, "| ", c->sc->name, "");
+			fprintf(f, " | %s | [%s, %s] | %s | ",
 				report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
 				report_mbps(c->mbps.hi, c3, sizeof c3),
 				c->baseline >= 0 ? report_ratio(c->ratio.point, d, sizeof d) :
@@ -111,9 +153,12 @@ static void md_aa(const struct report *r, FILE *f)
 				"body; proxy-passthrough: the cells via the proxy) whose ratio is within its "
 				"error are inconclusive.\n\n| check | body | ratio | 95%% CI | verdict |\n"
 				"|---|---|---:|---|---|\n");
-		fprintf(f, "| %s / %s | %s | %s | [%s, %s] | %s |\n", c->sc->name, c->sc->aa_with,
-			c->body, report_ratio(c->aa.point, a, sizeof a), report_ratio(c->aa.lo, b, sizeof b),
-			report_ratio(c->aa.hi, c3, sizeof c3), report_aa_gate(r, c, gate, sizeof gate));
+		report_md_esc(f, "| ", c->sc->name, " / ");
+		report_md_esc(f, "", c->sc->aa_with, " | ");
+		report_md_esc(f, "", c->body, "");
+		fprintf(f, " | %s | [%s, %s] | ", report_ratio(c->aa.point, a, sizeof a),
+			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
+		report_md_esc(f, "", report_aa_gate(r, c, gate, sizeof gate), " |\n");
 	}
 }
 
@@ -124,14 +169,15 @@ static void md_scenarios(const struct report *r, FILE *f)
 	fprintf(f, "\n## Scenarios\n\n| scenario | what it does |\n|---|---|\n");
 	for (size_t i = 0; i < r->scenarios->n; i++) {
 		const struct scenario *sc = &r->scenarios->v[i];
-		fprintf(f, "| %s | %s", sc->name, sc->about && *sc->about ? sc->about : "");
+		report_md_esc(f, "| ", sc->name, " | ");
+		report_md_esc(f, "", sc->about, "");
 		if (sc->kind == SCENARIO_CDP && sc->source)
 			fprintf(f, " (%zu commands)", sc->ncmds);
 		replay_lost_text(&sc->lost, why, sizeof why);
 		if (*why)
-			fprintf(f, "; %s", why);
+			report_md_esc(f, "; ", why, "");
 		if (sc->aa_with[0] && sc->kind != SCENARIO_CDP)
-			fprintf(f, "; A/A repeat of %s", sc->aa_with);
+			report_md_esc(f, "; A/A repeat of ", sc->aa_with, "");
 		fprintf(f, " |\n");
 	}
 }
@@ -150,7 +196,10 @@ static void md_failures(const struct report *r, FILE *f)
 				continue;
 			if (!any++)
 				fprintf(f, "\n## Failures\n\n");
-			fprintf(f, "- %s / %s, round %d: %s\n", c->sc->name, c->body, round, s->error);
+			report_md_esc(f, "- ", c->sc->name, " / ");
+			report_md_esc(f, "", c->body, "");
+			fprintf(f, ", round %d: ", round);
+			report_md_esc(f, "", s->error, "\n");
 		}
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -160,12 +209,14 @@ static void md_failures(const struct report *r, FILE *f)
 			continue;
 		if (!any++)
 			fprintf(f, "\n## Failures\n\n");
-		fprintf(f, "- %s / %s: %s\n", c->sc->name, c->body, report_cmds_failed(c, why, sizeof why));
+		report_md_esc(f, "- ", c->sc->name, " / ");
+		report_md_esc(f, "", c->body, ": ");
+		report_md_esc(f, "", report_cmds_failed(c, why, sizeof why), "\n");
 	}
 	if (json_array_size(r->notes)) {
 		fprintf(f, "\n## Notes\n\n");
 		json_array_foreach(r->notes, k, n)
-			fprintf(f, "- %s\n", json_string_value(n));
+			report_md_esc(f, "- ", json_string_value(n), "\n");
 	}
 }
 
@@ -180,7 +231,7 @@ int report_write_md(const struct report *r, const char *path, char *err, size_t 
 	md_header(r, f);
 	fprintf(f, "## Findings\n\n");
 	json_array_foreach(r->findings, k, s)
-		fprintf(f, "- %s\n", json_string_value(s));
+		report_md_esc(f, "- ", json_string_value(s), "\n");
 	fprintf(f, "\n");
 	md_tables(r, f);
 	md_aa(r, f);
