@@ -148,6 +148,9 @@ test('the environment per arm, the process group stopped, and Ctrl-C reports the
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
   child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
   await h.waitFor(() => /\[3\/6\] round 2\/3\s+\S+: running/.test(stderr), { timeout: 60000, what: 'the third run' });
+  // "running" is said before the shell runs: wait for it to have started its sleep (slow under ASan).
+  await h.waitFor(() => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim().split('\n').length >= 3,
+    { timeout: 30000, what: 'the third run\'s sleep' });
   child.kill('SIGINT');
   const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c === null ? sig : c)));
   assert.equal(code, 130, `exit status 130 after Ctrl-C; stderr:\n${stderr}`);
