@@ -7,7 +7,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wvla
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
-           $(EXTRA_CFLAGS) -Iproxy
+           $(EXTRA_CFLAGS)
 # Deferred (=, not :=): on a fresh machine pkg-config and the libraries only
 # exist once `deps` has run, so targets build through a sub-make after it.
 # Each program links what it and the library modules it pulls in use;
@@ -26,8 +26,30 @@ LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
 
-# The programs' main()s stay out of the library.
-LIB_SRC := $(filter-out proxy/main.c proxy/wrapper_main.c,$(wildcard proxy/*.c))
+# proxy/ is one folder per layer; a layer sees its own headers and those of
+# the layers below it, nothing else, so a wrong #include does not compile:
+#   base -> cdp (pure protocol knowledge) -> obs (log, stats) -> core (messages)
+#   base -> chromium (starting and reading Chromium)
+#   core, chromium -> loop (the lws context) -> legs: ws, pipe, http
+#   legs -> wrapper (cdpproxy-chromium) -> app (the two programs' main()s)
+LAYERS      := base cdp obs core chromium loop ws pipe http wrapper app
+SEES_base   := base
+SEES_cdp    := $(SEES_base) cdp
+SEES_obs    := $(SEES_cdp) obs
+SEES_core   := $(SEES_obs) core
+SEES_chromium := base chromium
+SEES_loop   := $(SEES_core) chromium loop ws
+SEES_ws     := $(SEES_core) chromium loop ws
+SEES_pipe   := $(SEES_core) pipe
+SEES_http   := $(SEES_core) chromium loop ws http
+SEES_wrapper := $(SEES_core) chromium loop ws pipe http wrapper
+SEES_app    := $(LAYERS)
+sees    = $(addprefix -Iproxy/,$(SEES_$(1)))
+# Tools and tests see every layer.
+PROXY_INC := $(call sees,app)
+
+# The programs' main()s (proxy/app/) stay out of the library.
+LIB_SRC := $(filter-out proxy/app/%,$(wildcard proxy/*/*.c))
 LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
 # What the tools share (tools/common/) is a library of its own, linked before
 # libcdpproxy.a, whose modules it uses.
@@ -42,19 +64,18 @@ TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
 all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
-$(B)/obj/%.o: proxy/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(foreach l,$(LAYERS),$(eval $(B)/obj/$(l)/%.o: proxy/$(l)/%.c ; \
+	@mkdir -p $$(@D) && $$(CC) $$(CFLAGS) $(call sees,$(l)) -MMD -MP -c -o $$@ $$<))
 $(B)/obj/common/%.o: tools/common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itools/common -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/common -MMD -MP -c -o $@ $<
 $(B)/obj/%.d: ;
 
 # The dashboard page, built into the binary as the bytes of a C array, and
-# the Content-Security-Policy it is served with (proxy/dashboard_csp.pl).
-$(B)/gen/dashboard_html.c: proxy/dashboard.html proxy/dashboard_csp.pl
+# the Content-Security-Policy it is served with (proxy/http/dashboard_csp.pl).
+$(B)/gen/dashboard_html.c: proxy/http/dashboard.html proxy/http/dashboard_csp.pl
 	@mkdir -p $(@D)
-	{ echo '/* Generated from proxy/dashboard.html by the Makefile. */'; \
+	{ echo '/* Generated from proxy/http/dashboard.html by the Makefile. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const unsigned char dashboard_html[];'; \
 	  echo 'extern const size_t dashboard_html_len;'; \
@@ -63,11 +84,11 @@ $(B)/gen/dashboard_html.c: proxy/dashboard.html proxy/dashboard_csp.pl
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '};'; \
 	  echo "const size_t dashboard_html_len = sizeof dashboard_html;"; \
-	  perl proxy/dashboard_csp.pl $<; \
+	  perl proxy/http/dashboard_csp.pl $<; \
 	} > $@.tmp && mv $@.tmp $@
 $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
--include $(wildcard $(B)/obj/*.d $(B)/obj/common/*.d)
+-include $(wildcard $(B)/obj/*/*.d)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -77,26 +98,26 @@ $(B)/libtools.a: $(TLIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/cdpproxy: proxy/main.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
+$(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
-# What a client launches as if it were Chromium (proxy/wrapper*.c).
-$(B)/cdpproxy-chromium: proxy/wrapper_main.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -o $@ $^ $(call libs,$(LIBS_PROXY))
+# What a client launches as if it were Chromium (proxy/wrapper/).
+$(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics.
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Itools/common $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itests/unit -Itools/common $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) \
         $(B)/libtools.a $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) -Itools/$* -Itools/common $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c) \
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* -Itools/common $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 deps:
@@ -166,7 +187,7 @@ soak: deps
 clean:
 	rm -rf $(B)
 
-# proxy/protocol_names.inc: every command and event the protocol defines, from
+# proxy/cdp/protocol_names.inc: every command and event the protocol defines, from
 # the devtools-protocol npm package the client tests pin (its JSON is
 # browser_protocol.pdl and js_protocol.pdl); committed, so only this needs it.
 PROTOCOL_JSON := tests/clients/node_modules/devtools-protocol/json
@@ -175,4 +196,4 @@ protocol-names:
 	    "$$(jq -r .version $(PROTOCOL_JSON)/../package.json): sorted (C locale). */"; \
 	  jq -r '.domains[] | .domain as $$d | ((.commands // [])[], (.events // [])[]) | "\t\"\($$d).\(.name)\","' \
 	    $(PROTOCOL_JSON)/browser_protocol.json $(PROTOCOL_JSON)/js_protocol.json | LC_ALL=C sort -u; } \
-	    > proxy/protocol_names.inc
+	    > proxy/cdp/protocol_names.inc

@@ -43,13 +43,13 @@ trap 'exit 130' INT TERM
 
 # Which module a function's file (or its object) is counted under.
 MODULES='
-	if (f ~ /proxy\/scan\.c/) return "scan"
-	if (f ~ /proxy\/(sessions|table)\.c/) return "sessions"
-	if (f ~ /proxy\/(log|log_fmt|redact)\.c/) return "log"
-	if (f ~ /proxy\/(wsleg|wsframe|downstream|upstream)\.c/) return "framing"
-	if (f ~ /proxy\/(conn|core|route|msg)\.c/) return "queues/core"
-	if (f ~ /proxy\/(stats|policy)\.c/) return "stats/policy"
-	if (f ~ /proxy\/util\.c/) return "util"
+	if (f ~ /proxy\/([a-z]+\/)?scan\.c/) return "scan"
+	if (f ~ /proxy\/([a-z]+\/)?(sessions|table)\.c/) return "sessions"
+	if (f ~ /proxy\/([a-z]+\/)?(log|log_fmt|redact)\.c/) return "log"
+	if (f ~ /proxy\/([a-z]+\/)?(wsleg|wsframe|downstream|upstream)\.c/) return "framing"
+	if (f ~ /proxy\/([a-z]+\/)?(conn|core|route|msg)\.c/) return "queues/core"
+	if (f ~ /proxy\/([a-z]+\/)?(stats|policy)\.c/) return "stats/policy"
+	if (f ~ /proxy\/([a-z]+\/)?util\.c/) return "util"
 	if (f ~ /libwebsockets|lws/) return "lws"
 	if (f ~ /jansson/) return "jansson"
 	if (f ~ /libc[.-]|glibc|string\/|sysdeps|stdlib\/|malloc/) return "libc"
@@ -59,8 +59,8 @@ MODULES='
 # code inlined from a header (SSE2 intrinsics, static inlines) is reported
 # under the header's name and the function it was inlined into.
 : >"$TMP/funcs"
-for o in "$B"/obj/*.o; do
-	src=proxy/$(basename "$o" .o).c
+for o in "$B"/obj/*/*.o; do
+	src=proxy/${o#"$B"/obj/}; src=${src%.o}.c
 	nm --defined-only "$o" 2>/dev/null | awk -v f="$src" "function module(f) { $MODULES }"'
 		$2 ~ /^[tT]$/ { print $3, module(f) }' >>"$TMP/funcs"
 done

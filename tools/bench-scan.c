@@ -1,4 +1,4 @@
-/* bench-scan: what the hand-written top-level key scanner (proxy/scan.c)
+/* bench-scan: what the hand-written top-level key scanner (proxy/cdp/scan.c)
  * saves over parsing each message with jansson, on the messages the proxy
  * sees most: small commands, responses and events, and one large result.
  * Prints ns per message and MB/s for both, interleaved, medians of rounds.
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	printf("bench-scan: %d rounds, medians; scan = proxy/scan.c, jansson = json_loadb\n", rounds);
+	printf("bench-scan: %d rounds, medians; scan = proxy/cdp/scan.c, jansson = json_loadb\n", rounds);
 	printf("%-16s %12s %12s %10s %10s %8s\n", "message", "scan ns", "jansson ns", "scan MB/s",
 	       "jans MB/s", "ratio");
 	for (size_t i = 0; i < n; i++) {

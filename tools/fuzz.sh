@@ -45,30 +45,30 @@ if ! command -v "$CC" >/dev/null 2>&1; then
 fi
 CFLAGS="-g -O1 -fno-omit-frame-pointer -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
         -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror
-        -Iproxy $(pkg-config --cflags jansson libwebsockets)
+        $(for d in proxy/*/; do printf -- "-I%s " "${d%/}"; done) $(pkg-config --cflags jansson libwebsockets)
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 LIBS="$(pkg-config --libs jansson libwebsockets) -pthread"
 
 # Each driver is its .c file plus the proxy modules it tests, nothing else.
 sources() {
     case "$1" in
-    scan) echo proxy/scan.c ;;
-    policy) echo proxy/policy.c proxy/util.c ;;
-    discovery) echo proxy/discovery.c proxy/util.c ;;
+    scan) echo proxy/cdp/scan.c ;;
+    policy) echo proxy/cdp/policy.c proxy/base/util.c ;;
+    discovery) echo proxy/cdp/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
-    wsleg) echo proxy/wsleg.c proxy/core.c proxy/route.c proxy/control.c proxy/tail.c proxy/msg.c proxy/sessions.c \
-        proxy/scan.c proxy/policy.c proxy/stats.c proxy/protocol.c proxy/table.c proxy/util.c proxy/wsframe.c \
-        proxy/log.c proxy/log_fmt.c proxy/redact.c proxy/client.c ;;
-    access) echo proxy/access.c ;;
-    redact) echo proxy/redact.c proxy/util.c ;;
-    log) echo proxy/log_fmt.c proxy/scan.c proxy/util.c ;;
-    switches) echo proxy/switches.c proxy/wrapper_args.c proxy/access.c proxy/util.c ;;
-    pipe) echo proxy/pipeleg.c proxy/msg.c proxy/util.c ;;
+    wsleg) echo proxy/ws/wsleg.c proxy/core/core.c proxy/core/route.c proxy/core/control.c proxy/obs/tail.c proxy/core/msg.c proxy/cdp/sessions.c \
+        proxy/cdp/scan.c proxy/cdp/policy.c proxy/obs/stats.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/ws/wsframe.c \
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c ;;
+    access) echo proxy/cdp/access.c ;;
+    redact) echo proxy/cdp/redact.c proxy/base/util.c ;;
+    log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
+    switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
+    pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/base/util.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
-        tools/cdplog/timeline.c proxy/stats.c proxy/protocol.c proxy/table.c proxy/util.c ;;
+        tools/cdplog/timeline.c proxy/obs/stats.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     # audit_junit.c is included by the driver itself (its statics).
-    junit) echo proxy/util.c ;;
+    junit) echo proxy/base/util.c ;;
     esac
 }
 # What a tool's driver needs beyond the proxy's headers and libraries.

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 /* conn.c itself, for its static leg operations and conn_free. */
-#include "../../proxy/conn.c"
+#include "../../proxy/ws/conn.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@ const h = require('./lib/harness');
 
 const ALL = { timeout: 120000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' };
 const TOKEN = 'tok-73e1';
-const IDLE_SECS = 10;   /* LISTEN_IDLE_SECS in proxy/listen.h */
+const IDLE_SECS = 10;   /* LISTEN_IDLE_SECS in proxy/loop/listen.h */
 const WRAP = (process.env.CDPPROXY_WRAP || '').split(' ').filter(Boolean);
 // CPU time is asserted on the proxy itself, not under valgrind.
 const CPU_CHECKED = !WRAP.length;

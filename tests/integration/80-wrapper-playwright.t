@@ -99,7 +99,7 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
   }
 });
 
-// Needs the message core behind the pipe leg (proxy/wrapper_pipe.c,
+// Needs the message core behind the pipe leg (proxy/wrapper/wrapper_pipe.c,
 // relay_deliver): until then the wrapper relays without logging messages.
 test('the log holds the suite\'s Network.enable commands, with their sessions', ALL, () => {
   assert.ok(plain && plain.report, 'the suite ran');

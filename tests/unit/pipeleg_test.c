@@ -1,7 +1,7 @@
 /* pipeleg_test: NUL framing over a real pipe in random chunk sizes, a 64 MiB
  * message, refusal of a message with no NUL past max_message, and a queue of
  * messages written in order through a pipe that fills. */
-#include "../../proxy/pipeleg.c"
+#include "../../proxy/pipe/pipeleg.c"
 
 #include <signal.h>
 

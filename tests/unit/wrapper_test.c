@@ -1,6 +1,6 @@
 /* wrapper_test: cdpproxy-chromium's reading of a client's argv and of the
  * CDPPROXY_* environment, without starting anything. */
-#include "../../proxy/wrapper.c"
+#include "../../proxy/wrapper/wrapper.c"
 
 #include <stdarg.h>
 

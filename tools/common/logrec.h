@@ -1,4 +1,4 @@
-/* logrec: reading a cdpproxy log (proxy/log_fmt.c's JSON Lines) record by
+/* logrec: reading a cdpproxy log (proxy/obs/log_fmt.c's JSON Lines) record by
  * record, and the one pass of counts, sessions and enabled domains that
  * cdplog's views and cdpbench audit share, each within a bound. */
 #ifndef TOOLS_LOGREC_H

@@ -1,5 +1,5 @@
 /* wire: the message layouts shared by cdp-load and cdp-echo; the pattern
- * is pattern.c's, framing proxy/wsframe.c's. */
+ * is pattern.c's, framing proxy/ws/wsframe.c's. */
 #include "wire.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* wire: what cdp-load and cdp-echo share beyond proxy/wsframe.h: the exact
+/* wire: what cdp-load and cdp-echo share beyond proxy/ws/wsframe.h: the exact
  * byte layout of their messages, padded with the test pattern. */
 #ifndef CDP_WIRE_H
 #define CDP_WIRE_H

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # dashboard_csp.pl: prints the C definition of dashboard_csp, the
-# Content-Security-Policy the dashboard (proxy/dashboard.html, the file
+# Content-Security-Policy the dashboard (proxy/http/dashboard.html, the file
 # given) is served with: its one inline <script> and one <style> allowed by
 # their SHA-256, nothing else inline, and no page may frame it.
 use strict;

@@ -1,5 +1,5 @@
 /* protocol: the CDP method and event names the protocol defines, from the
- * generated list proxy/protocol_names.inc (`make protocol-names`). */
+ * generated list proxy/cdp/protocol_names.inc (`make protocol-names`). */
 #include "protocol.h"
 
 #include <stdlib.h>
