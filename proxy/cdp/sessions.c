@@ -202,7 +202,7 @@ static int is_domain_and(const char *s, size_t n, const char *suffix, size_t sle
 
 /* X.enable, X.disable, Target.attachToTarget: told by the name's end, as
  * every command passes here. */
-static enum pending_effect method_effect(const char *method, size_t n)
+enum pending_effect sessions_method_effect(const char *method, size_t n)
 {
 	if (is_domain_and(method, n, ".enable", 7))
 		return EFFECT_ENABLE;
@@ -241,7 +241,7 @@ void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 	pe->method_len = name_copy(pe->method, msg->method, msg->method_len);
 	pe->sent_us = now_us;
 	pe->by_proxy = by_proxy;
-	pe->effect = method_effect(pe->method, pe->method_len);
+	pe->effect = sessions_method_effect(pe->method, pe->method_len);
 	if (pe->effect == EFFECT_ENABLE || pe->effect == EFFECT_ATTACH)
 		pe->params = sessions_object_at(msg->buf, &msg->r->params);
 	if (!by_proxy && pe->params)
@@ -249,11 +249,10 @@ void sessions_on_command(struct sessions *s, const struct sessions_msg *msg,
 	*slot = pe;
 }
 
-/* X.enable sets domain X to params in set; X.disable removes it. A set
- * holds SESSIONS_DOMAINS_MAX domains at most: a policy that stubs "*.enable"
- * must not let a client grow it with made-up domains. */
-static void set_enabled(json_t *set, const char *method, enum pending_effect effect,
-			json_t *params)
+/* A set holds SESSIONS_DOMAINS_MAX domains at most: a policy that stubs
+ * "*.enable" must not let a client grow it with made-up domains. */
+void sessions_set_enabled(json_t *set, const char *method, enum pending_effect effect,
+			  json_t *params)
 {
 	size_t dlen = strcspn(method, ".");
 
@@ -285,9 +284,9 @@ static void apply_response(struct sessions *s, const char *sid, const struct pen
 		return;
 	}
 	se = session_get_or_add(s, sid, strlen(sid));
-	set_enabled(se->enabled, pe->method, pe->effect, pe->params);
-	set_enabled(pe->by_proxy ? se->proxy_enabled : se->client_enabled, pe->method,
-		    pe->effect, pe->by_proxy ? pe->params : pe->client_params);
+	sessions_set_enabled(se->enabled, pe->method, pe->effect, pe->params);
+	sessions_set_enabled(pe->by_proxy ? se->proxy_enabled : se->client_enabled, pe->method,
+			     pe->effect, pe->by_proxy ? pe->params : pe->client_params);
 }
 
 void sessions_on_stub(struct sessions *s, const char *sid, const char *method, json_t *params)
@@ -296,7 +295,8 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
 	struct session *se = sessions_get(s, sid);
 
 	if (se)
-		set_enabled(se->client_enabled, method, method_effect(method, strlen(method)), params);
+		sessions_set_enabled(se->client_enabled, method, sessions_method_effect(method, strlen(method)),
+				     params);
 }
 
 int sessions_on_response(struct sessions *s, const struct sessions_msg *msg,

@@ -99,6 +99,16 @@ void sessions_on_stub(struct sessions *s, const char *sid, const char *method, j
  * "openerId"?, "browserContextId"?} (a new reference). */
 json_t *sessions_on_event(struct sessions *s, const char *buf, const struct scan_result *r);
 
+/* What a successful answer to method (n bytes) changes: X.enable and
+ * X.disable (X without a dot), Target.attachToTarget, or nothing. */
+enum pending_effect sessions_method_effect(const char *method, size_t n);
+
+/* An answered X.enable (effect EFFECT_ENABLE) sets domain X, the method's
+ * part before its first '.', to params in set (borrowed; NULL: {});
+ * X.disable removes it; a set is bounded (SESSIONS_DOMAINS_MAX). */
+void sessions_set_enabled(json_t *set, const char *method, enum pending_effect effect,
+			  json_t *params);
+
 /* The value at sp in buf (a message's params or result) as a new JSON
  * object: {} when absent or not an object. Parsed only for the few messages
  * whose content the proxy follows or changes. */

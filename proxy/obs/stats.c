@@ -236,6 +236,13 @@ void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec)
 	hist_add(&method_get(st, method, mlen)->rtt, usec);
 }
 
+size_t stats_domain_len(const char *method, size_t mlen)
+{
+	const char *dot = memchr(method, '.', mlen);
+
+	return dot ? (size_t)(dot - method) : mlen;
+}
+
 /* Sums the methods' counts into domains (domain bytes -> struct counts). */
 static void domains_collect(const struct stats *st, struct table *domains)
 {
@@ -244,9 +251,7 @@ static void domains_collect(const struct stats *st, struct table *domains)
 	table_init(domains);
 	for (size_t i = 0; (s = table_next(&st->methods, &i)); ) {
 		const struct method_stats *m = s->val;
-		const char *dot = memchr(s->key, '.', s->klen);
-		size_t dlen = dot ? (size_t)(dot - s->key) : s->klen;
-		void **v = table_put(domains, s->key, dlen);
+		void **v = table_put(domains, s->key, stats_domain_len(s->key, s->klen));
 		struct counts *d = *v ? *v : (*v = xcalloc(1, sizeof(struct counts)));
 
 		for (int dir = 0; dir < 2; dir++) {

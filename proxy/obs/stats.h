@@ -39,6 +39,9 @@ void stats_free(struct stats *st);
  * method; a response with no known command under "(unmatched)". */
 void stats_count(struct stats *st, const char *method, size_t mlen,
 		 enum stats_dir dir, size_t bytes);
+/* The length of method's domain: its part before the first '.' (all of it
+ * when it has none). */
+size_t stats_domain_len(const char *method, size_t mlen);
 /* Adds one command round trip of usec microseconds to method's histogram. */
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec);
 /* n commands were forgotten unanswered: more awaited an answer than a

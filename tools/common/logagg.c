@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sessions.h"
 #include "util.h"
 
 #define EVENTS_PER_SESSION 256
@@ -109,6 +110,11 @@ static struct cdplog_count *count_get(struct table *t, const char *name, size_t 
 	return *v;
 }
 
+/* The counts are cdplog's own, not the proxy's struct stats (whose histogram
+ * and domain rule they use): they split messages by kind and count errors,
+ * which the proxy does not do on its per-message path, and name every method
+ * up to CDPLOG_METHODS_MAX where the proxy pools those outside the protocol
+ * past STATS_OTHER_METHODS, so a log's summary would change. */
 static void count_add(struct cdplog_count *c, const struct cdplog_rec *r)
 {
 	c->messages++;
@@ -192,41 +198,44 @@ static const char *str_of(const struct cdplog_rec *r, const char *k)
 	return s ? s : "";
 }
 
-/* Is method Domain.suffix, suffix after its only dot? The domain's length. */
-static size_t domain_and(const char *m, const char *suffix)
-{
-	const char *dot = strchr(m, '.');
-
-	return dot && !strchr(dot + 1, '.') && !strcmp(dot + 1, suffix) ? (size_t)(dot - m) : 0;
-}
-
-/* An answered X.enable or X.disable: the session's enabled domains change. */
+/* An answered X.enable or X.disable: the session's enabled domains change,
+ * by the proxy's own rule (sessions.h). The proxy's struct sessions cannot
+ * hold them: a log merges every connection, its sessions are keyed by id
+ * alone and bounded by --sessions-max, the answer already names its command's
+ * method (the proxy matched it), and what is kept is the params as text
+ * ("(stub)" for the proxy's answer) as far as the log has them. */
 static void on_enable_answer(struct cdplog_agg *a, const struct cdplog_rec *r)
 {
-	size_t en = domain_and(r->method, "enable"), dis = domain_and(r->method, "disable");
-	struct cdplog_cmd *c = en ? cdplog_pending_find(&a->enables, r) : NULL;
+	enum pending_effect effect = sessions_method_effect(r->method, strlen(r->method));
+	struct cdplog_cmd *c = effect == EFFECT_ENABLE ? cdplog_pending_find(&a->enables, r) : NULL;
 	struct cdplog_sess *s;
-	char domain[128];
 	const char *params = "";
+	char domain[SESSIONS_NAME];
+	size_t dlen;
 
 	if (c) {
 		params = c->params;
 		if (c->session && r->session && strcmp(c->session, r->session))
 			c = NULL, params = "";
 	}
-	if ((en || dis) && r->session) {
+	if ((effect == EFFECT_ENABLE || effect == EFFECT_DISABLE) && r->session) {
 		s = sess_get(a, r->session, r->t, r->conn);
-		size_t dl = en ? en : dis;
-		util_copy(domain, r->method, dl + 1 < sizeof domain ? dl + 1 : sizeof domain);
+		/* Cut as the proxy keeps names: longer ones are only in logs made
+		 * by hand. */
+		dlen = stats_domain_len(r->method, strlen(r->method));
+		util_copy(domain, r->method, dlen < sizeof domain ? dlen + 1 : sizeof domain);
 		if (r->has_error)
 			events_add(&s->events, r->t, "%s failed (error %" PRId64 ")", r->method, r->error);
-		else if (en) {
+		else if (effect == EFFECT_ENABLE) {
 			int stub = r->action && !strcmp(r->action, "stub");
 			const char *p = stub ? "(stub)" : params;
-			json_object_set_new(s->enabled, domain, json_string(p));
+			json_t *text = json_string(p);   /* NULL: params cut inside a character */
+			if (text)
+				sessions_set_enabled(s->enabled, domain, effect, text);
+			json_decref(text);
 			events_add(&s->events, r->t, "%s%s%s", r->method, *p ? " " : "", p);
 		} else {
-			json_object_del(s->enabled, domain);
+			sessions_set_enabled(s->enabled, domain, effect, NULL);
 			events_add(&s->events, r->t, "%s", r->method);
 		}
 	}
@@ -239,7 +248,7 @@ static void on_enable_answer(struct cdplog_agg *a, const struct cdplog_rec *r)
 static void on_message(struct cdplog_agg *a, const struct cdplog_rec *r)
 {
 	const char *m = r->method ? r->method : "(no method)";
-	size_t dlen = strcspn(m, ".");
+	size_t dlen = stats_domain_len(m, strlen(m));
 
 	count_add(&a->total, r);
 	a->by_proxy += (uint64_t)r->by_proxy;
@@ -251,7 +260,8 @@ static void on_message(struct cdplog_agg *a, const struct cdplog_rec *r)
 		count_add(count_get(&a->domains, m, dlen), r);
 	if (r->session)
 		sess_get(a, r->session, r->t, r->conn)->messages++;
-	if (!strcmp(r->kind, "command") && r->method && r->has_id && domain_and(r->method, "enable") &&
+	if (!strcmp(r->kind, "command") && r->method && r->has_id &&
+	    sessions_method_effect(r->method, strlen(r->method)) == EFFECT_ENABLE &&
 	    json_object_get(r->obj, "body")) {
 		struct cdplog_cmd *old;
 		cdplog_pending_add(&a->enables, r, 1, &old);
