@@ -36,8 +36,9 @@ struct echo_conn {
 	size_t flood_session_len;
 };
 
-/* Makes room for n more bytes after in_len (compacting, then growing). */
-void echo_in_reserve(struct echo_conn *c, size_t n);
+/* input.c: makes room for n more bytes after in_len (compacting, then
+ * growing). */
+void echo_input_reserve(struct echo_conn *c, size_t n);
 
 /* http.c: reads a request; answers discovery, or upgrades. Returns 0 to go on
  * (c->upgraded may now be set), 1 if more bytes are needed, -1 to close. */

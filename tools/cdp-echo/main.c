@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "echo.h"
@@ -29,24 +28,6 @@ static void usage(FILE *out)
 	      "  --listen HOST:PORT   (default 127.0.0.1:0: a free port, printed on stderr)\n"
 	      "  --result-size SIZE   for commands that do not say (default 100)\n"
 	      "  --max-message SIZE   largest command accepted (default 256MiB)\n", out);
-}
-
-void echo_in_reserve(struct echo_conn *c, size_t n)
-{
-	if (c->in_off && c->in_off == c->in_len)
-		c->in_off = c->in_len = 0;
-	if (c->in_len + n <= c->in_cap)
-		return;
-	if (c->in_off) {  /* slide the unhandled bytes to the front first */
-		memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
-		c->in_len -= c->in_off;
-		c->in_off = 0;
-	}
-	if (c->in_len + n > c->in_cap) {
-		while (c->in_len + n > c->in_cap)
-			c->in_cap *= 2;
-		c->in = xrealloc(c->in, c->in_cap);
-	}
 }
 
 /* Handles input and makes output while there is room, writes what the socket
@@ -109,7 +90,7 @@ static void on_read(struct evserve_conn *sc)
 	struct echo_conn *c = (struct echo_conn *)sc;
 	ssize_t n;
 
-	echo_in_reserve(c, READ_CHUNK);
+	echo_input_reserve(c, READ_CHUNK);
 	n = read(sc->fd, c->in + c->in_len, c->in_cap - c->in_len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

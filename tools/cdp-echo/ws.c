@@ -309,7 +309,7 @@ int echo_ws_process(struct echo_conn *c)
 			break;
 		}
 		if (avail < (size_t)hl + f.len) {  /* make room for the whole frame */
-			echo_in_reserve(c, (size_t)hl + f.len - avail);
+			echo_input_reserve(c, (size_t)hl + f.len - avail);
 			break;
 		}
 		wsframe_mask(p + hl, p + hl, f.len, f.mask, 0);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE  /* memmem */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -32,11 +33,24 @@ static uint64_t mix_pick(const struct size_mix *m, struct estimate_rng *rng)
 	return m->size[m->n - 1];
 }
 
+/* Reports a failure of the run up to it. */
+static void fail(struct load *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct load *ld, const char *fmt, ...)
+{
+	char why[sizeof ld->first_error];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	ld->ops->fail(ld, why);
+}
+
 static void flush(struct load_conn *c)
 {
 	if (evbuffer_get_length(c->out) && evbuffer_write(c->out, c->fd) < 0 &&
 	    errno != EAGAIN && errno != EINTR) {
-		load_fail(c->ld, "connection %d: write: %s", c->idx, strerror(errno));
+		fail(c->ld, "connection %d: write: %s", c->idx, strerror(errno));
 		return;
 	}
 	if (evbuffer_get_length(c->out))
@@ -54,7 +68,7 @@ static void finish(struct load_conn *c)
 	close(c->fd);
 	c->fd = -1;
 	c->state = C_DONE;
-	load_conn_finished(c);
+	c->ld->ops->finished(c);
 }
 
 /* Queues one masked frame whose payload is parts[0] + parts[1] + ... */
@@ -175,7 +189,7 @@ static void fill(struct load_conn *c)
 		begin_close(c);
 }
 
-void load_stop_sending(struct load *ld)
+void load_conn_stop_sending(struct load *ld)
 {
 	ld->stopping = 1;
 	for (int i = 0; i < ld->cfg.connections; i++) {
@@ -187,7 +201,7 @@ void load_stop_sending(struct load *ld)
 	}
 }
 
-void load_pace(struct load *ld)
+void load_conn_pace(struct load *ld)
 {
 	for (int i = 0; i < ld->cfg.connections && !ld->failed; i++) {
 		struct load_conn *c = &ld->conns[i];
@@ -216,7 +230,7 @@ static void mismatch(struct load_conn *c, uint64_t at, const unsigned char *got,
 	for (size_t i = 0; i < k; i++)
 		shown[i] = got[i] >= 0x20 && got[i] < 0x7f ? (char)got[i] : '.';
 	shown[k] = '\0';
-	load_fail(c->ld, "connection %d: %s %llu is wrong at byte %llu of %llu: got '%s'",
+	fail(c->ld, "connection %d: %s %llu is wrong at byte %llu of %llu: got '%s'",
 		  c->idx, c->kind == 'e' ? "an event of flood" : "the answer to id",
 		  (unsigned long long)c->ring[c->ring_head].id, (unsigned long long)at,
 		  (unsigned long long)c->expect_total, shown);
@@ -232,7 +246,7 @@ static void check(struct load_conn *c, const unsigned char *p, size_t n)
 	if (!c->expect_total)
 		return;  /* raw mode: the content is the peer's business */
 	if (c->msg_off > c->expect_total) {
-		load_fail(c->ld, "connection %d: message longer than the %llu bytes expected",
+		fail(c->ld, "connection %d: message longer than the %llu bytes expected",
 			  c->idx, (unsigned long long)c->expect_total);
 		return;
 	}
@@ -270,7 +284,7 @@ static int decide(struct load_conn *c)
 		if (cfg->method)
 			return 0;  /* raw mode: events are counted, not checked */
 		if (!c->ring_n || !cfg->flood || c->flood_seq >= cfg->flood) {
-			load_fail(c->ld, "connection %d: an event nobody asked for", c->idx);
+			fail(c->ld, "connection %d: an event nobody asked for", c->idx);
 			return -1;
 		}
 		c->expect_len = wire_event_prefix(c->expect, cfg->session, cfg->session_len,
@@ -281,7 +295,7 @@ static int decide(struct load_conn *c)
 	}
 	c->kind = 'r';
 	if (!c->ring_n) {
-		load_fail(c->ld, "connection %d: a message when no command is in flight: '%.*s'",
+		fail(c->ld, "connection %d: a message when no command is in flight: '%.*s'",
 			  c->idx, (int)n, h);
 		return -1;
 	}
@@ -292,7 +306,7 @@ static int decide(struct load_conn *c)
 		if ((size_t)wl > n || memcmp(h, want, (size_t)wl) ||
 		    (strncmp(rest, "\"result\":", (size_t)(h + n - rest) < 9 ? (size_t)(h + n - rest) : 9) &&
 		     strncmp(rest, "\"sessionId\":", (size_t)(h + n - rest) < 12 ? (size_t)(h + n - rest) : 12))) {
-			load_fail(c->ld, "connection %d: expected the result for id %llu, got '%.*s'",
+			fail(c->ld, "connection %d: expected the result for id %llu, got '%.*s'",
 				  c->idx, (unsigned long long)front->id, (int)n, h);
 			return -1;
 		}
@@ -300,7 +314,7 @@ static int decide(struct load_conn *c)
 		return 0;
 	}
 	if (cfg->flood && c->flood_seq != cfg->flood) {
-		load_fail(c->ld, "connection %d: flood %llu answered after %llu of %llu events", c->idx,
+		fail(c->ld, "connection %d: flood %llu answered after %llu of %llu events", c->idx,
 			  (unsigned long long)front->id, (unsigned long long)c->flood_seq,
 			  (unsigned long long)cfg->flood);
 		return -1;
@@ -380,7 +394,7 @@ static void msg_end(struct load_conn *c)
 	if (c->ld->failed)
 		return;
 	if (c->expect_total && c->msg_off != c->expect_total) {
-		load_fail(c->ld, "connection %d: %s id %llu has %llu bytes, expected %llu", c->idx,
+		fail(c->ld, "connection %d: %s id %llu has %llu bytes, expected %llu", c->idx,
 			  c->kind == 'e' ? "event of flood" : "answer to",
 			  (unsigned long long)c->ring[c->ring_head].id, (unsigned long long)c->msg_off,
 			  (unsigned long long)c->expect_total);
@@ -406,7 +420,7 @@ static void control(struct load_conn *c, const struct wsframe *f, const unsigned
 			finish(c);
 			return;
 		}
-		load_fail(c->ld, "connection %d: closed by the peer (code %d%s%.*s) after %llu answers, "
+		fail(c->ld, "connection %d: closed by the peer (code %d%s%.*s) after %llu answers, "
 			  "%u in flight", c->idx, f->len >= 2 ? p[0] << 8 | p[1] : 1005,
 			  f->len > 2 ? ": " : "", f->len > 2 ? (int)f->len - 2 : 0, p + 2,
 			  (unsigned long long)c->answered, c->ring_n);
@@ -426,7 +440,7 @@ static void frames(struct load_conn *c)
 			if (hl == 0)
 				break;
 			if (hl < 0 || f.masked) {
-				load_fail(c->ld, "connection %d: %s", c->idx,
+				fail(c->ld, "connection %d: %s", c->idx,
 					  hl < 0 ? "bad frame header" : "a masked frame from the server");
 				return;
 			}
@@ -438,7 +452,7 @@ static void frames(struct load_conn *c)
 				continue;
 			}
 			if ((f.opcode == WSFRAME_CONT) != c->in_msg || f.opcode == WSFRAME_BINARY) {
-				load_fail(c->ld, "connection %d: %s", c->idx, f.opcode == WSFRAME_BINARY ?
+				fail(c->ld, "connection %d: %s", c->idx, f.opcode == WSFRAME_BINARY ?
 					  "a binary message" : "bad fragmentation");
 				return;
 			}
@@ -475,13 +489,13 @@ static int handshake(struct load_conn *c)
 	if (!end)
 		return 0;
 	if (!wsframe_answer_accepts(p, (size_t)(end + 2 - p), c->key)) {
-		load_fail(c->ld, "connection %d: no WebSocket upgrade: '%.*s'", c->idx,
+		fail(c->ld, "connection %d: no WebSocket upgrade: '%.*s'", c->idx,
 			  (int)(end - p < 300 ? end - p : 300), p);
 		return -1;
 	}
 	c->in_off += (size_t)(end + 4 - p);
 	c->state = C_RUNNING;
-	load_conn_connected(c);
+	c->ld->ops->connected(c);
 	return 0;
 }
 
@@ -506,7 +520,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 			finish(c);
 			return;
 		}
-		load_fail(c->ld, "connection %d: %s after %llu answers, %u in flight", c->idx,
+		fail(c->ld, "connection %d: %s after %llu answers, %u in flight", c->idx,
 			  n ? strerror(errno) : "closed by the peer", (unsigned long long)c->answered,
 			  c->ring_n);
 		return;
@@ -536,13 +550,13 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	}
 	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
 	if (err) {
-		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
+		fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
 			  strerror(err));
 		return;
 	}
 	wsframe_new_key(c->key);
 	if ((n = wsframe_client_request(req, sizeof req, c->to->path, c->to->hostport, c->key)) < 0) {
-		load_fail(c->ld, "connection %d: the path is too long", c->idx);
+		fail(c->ld, "connection %d: the path is too long", c->idx);
 		return;
 	}
 	evbuffer_add(c->out, req, (size_t)n);
@@ -576,7 +590,7 @@ void load_conn_start(struct load_conn *c)
 	c->wr = event_new(c->ld->base, c->fd, EV_WRITE | EV_PERSIST, on_write, c);
 	c->state = C_CONNECTING;
 	if (connect(c->fd, (struct sockaddr *)&sin, sizeof sin) < 0 && errno != EINPROGRESS) {
-		load_fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
+		fail(c->ld, "connection %d: connect to %s: %s", c->idx, c->to->hostport,
 			  strerror(errno));
 		return;
 	}

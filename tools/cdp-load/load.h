@@ -80,8 +80,17 @@ struct load_conn {
 	struct estimate_rng rng;
 };
 
+/* What a connection reports up to the run (main.c's, in struct load). */
+struct load_conn_ops {
+	void (*connected)(struct load_conn *c);   /* its handshake is done */
+	void (*finished)(struct load_conn *c);    /* it is closed: done */
+	/* The run fails (the first failure is the one reported) and ends. */
+	void (*fail)(struct load *ld, const char *why);
+};
+
 struct load {
 	struct load_cfg cfg;
+	const struct load_conn_ops *ops;
 	struct event_base *base;
 	struct load_conn *conns;
 	struct event *deadline, *watch, *pace;
@@ -106,13 +115,8 @@ void load_conn_start(struct load_conn *c);
 void load_conn_go(struct load_conn *c);
 void load_conn_free(struct load_conn *c);
 /* Stops sending new commands on every connection (the duration is over). */
-void load_stop_sending(struct load *ld);
-/* Records a failure (the first one is reported) and ends the run. */
-void load_fail(struct load *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void load_conn_stop_sending(struct load *ld);
 /* --rate: sends what each connection is due by now (a timer calls it). */
-void load_pace(struct load *ld);
-/* main.c: a connection finished its handshake, or is done (closed). */
-void load_conn_connected(struct load_conn *c);
-void load_conn_finished(struct load_conn *c);
+void load_conn_pace(struct load *ld);
 
 #endif

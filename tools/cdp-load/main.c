@@ -57,7 +57,8 @@ static void usage(FILE *out)
 	      "  --quiet             no histogram\n", out);
 }
 
-void load_fail(struct load *l, const char *fmt, ...)
+static void fail(struct load *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct load *l, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,7 +75,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	load_stop_sending(arg);
+	load_conn_stop_sending(arg);
 }
 
 /* Every second: fail if nothing arrived for --timeout seconds (a lost answer
@@ -91,7 +92,7 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 		return;
 	for (int i = 0; i < l->cfg.connections; i++)
 		missing += l->conns[i].ring_n;
-	load_fail(l, "timed out: nothing for %.0f s; %d of %d connections %s, %" PRIu64
+	fail(l, "timed out: nothing for %.0f s; %d of %d connections %s, %" PRIu64
 		  " answers missing", idle, l->cfg.connections - l->finished, l->cfg.connections,
 		  l->running ? "not finished" : "not connected", missing);
 }
@@ -100,17 +101,18 @@ static void on_pace(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	load_pace(arg);
+	load_conn_pace(arg);
 }
 
 static void on_signal(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	load_fail(arg, "interrupted");
+	fail(arg, "interrupted");
 }
 
-void load_conn_connected(struct load_conn *c)
+/* A connection finished its handshake: once all have, the run starts. */
+static void on_connected(struct load_conn *c)
 {
 	struct load *l = c->ld;
 	struct timeval tv;
@@ -135,11 +137,18 @@ void load_conn_connected(struct load_conn *c)
 		load_conn_go(&l->conns[i]);
 }
 
-void load_conn_finished(struct load_conn *c)
+static void on_finished(struct load_conn *c)
 {
 	if (++c->ld->finished == c->ld->cfg.connections)
 		event_base_loopbreak(c->ld->base);
 }
+
+static void on_fail(struct load *l, const char *why)
+{
+	fail(l, "%s", why);
+}
+
+static const struct load_conn_ops conn_ops = { on_connected, on_finished, on_fail };
 
 static int parse_mix(const char *s, struct size_mix *m, char *err, size_t errlen)
 {
@@ -442,6 +451,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	biggest = mix_max(&cfg->cmd) > mix_max(&cfg->result) ? mix_max(&cfg->cmd) : mix_max(&cfg->result);
+	ld.ops = &conn_ops;
 	ld.pattern = pattern_get(biggest > cfg->event_size ? biggest : cfg->event_size);
 	ld.base = event_base_new();
 	ld.conns = xcalloc((size_t)cfg->connections, sizeof *ld.conns);
@@ -476,13 +486,13 @@ int main(int argc, char **argv)
 		down += ld.conns[i].bytes_down;
 	}
 	if (!ld.failed && answered != sent)
-		load_fail(&ld, "%" PRIu64 " commands sent, %" PRIu64 " answered", sent, answered);
+		fail(&ld, "%" PRIu64 " commands sent, %" PRIu64 " answered", sent, answered);
 	if (ld.n_diffs)
 		qsort(ld.diffs, ld.n_diffs, sizeof *ld.diffs, cmp_i64);
 	secs = ld.last_ns > ld.start_ns ? (double)(ld.last_ns - ld.start_ns) / 1e9 : 1e-9;
 	if (!ld.failed && cfg->rate > 0 &&
 	    paced_achieved(&ld, sent) < cfg->rate * (1 - RATE_TOLERANCE))
-		load_fail(&ld, "paced at %.0f/s but achieved %.0f/s (%.1f%% short): the peer, the "
+		fail(&ld, "paced at %.0f/s but achieved %.0f/s (%.1f%% short): the peer, the "
 			  "proxy or this machine cannot keep up (or --in-flight %d is too few)",
 			  cfg->rate, paced_achieved(&ld, sent),
 			  100.0 * (1 - paced_achieved(&ld, sent) / cfg->rate),
