@@ -23,7 +23,7 @@ static void fail(const char *what, const char *s)
 }
 
 /* Each record as the reader hands it over. */
-static void check_rec(const struct cdplog_rec *r, void *arg)
+static void check_rec(const struct logrec *r, void *arg)
 {
 	char *s = json_dumps(r->obj, JSON_COMPACT | JSON_ENCODE_ANY);
 	json_t *back, *hold = NULL;
@@ -46,14 +46,14 @@ static void check_rec(const struct cdplog_rec *r, void *arg)
 	    (r->method && strcmp(r->method, json_string_value(json_object_get(back, "method")))) ||
 	    r->has_id != json_is_integer(json_object_get(back, "id")))
 		fail("dir, method or id is not the record's", s);
-	cdplog_params(r, params, sizeof params);
+	logrec_params(r, params, sizeof params);
 	if (params[0] && strncmp(params, "(params cut at ", 15)) {
 		json_t *p = json_loads(params, JSON_ALLOW_NUL, &jerr);
 		if (!json_is_object(p))
 			fail("params are neither empty, cut nor a JSON object", params);
 		json_decref(p);
 	}
-	msg = cdplog_error_message(r, &hold);
+	msg = logrec_error_message(r, &hold);
 	if (msg && !json_is_object(hold))
 		fail("an error message from no body", s);
 	json_decref(hold);
@@ -89,8 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const sessions[4] = { NULL, "-", "S", "" };
 	static const char *const methods[4] = { NULL, "Runtime.*", "Network", "Page.enable" };
 	static const char *const times[4] = { NULL, "0.5", "1700000000000000", "2026-12-04T10:00:00Z" };
-	struct cdplog_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
-	struct cdplog_input in = { 0 };
+	struct logrec_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
+	struct logrec_input in = { 0 };
 	char err[300];
 	const char *log;
 	size_t n;
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	{
 		FILE *f = fmemopen((void *)log, n, "r");
-		if (cdplog_read(f, check_rec, NULL, &in, err, sizeof err) < 0)
+		if (logrec_read(f, check_rec, NULL, &in, err, sizeof err) < 0)
 			fail("reading from memory failed", err);
 		fclose(f);
 		if (in.records + in.bad > in.lines)

@@ -36,24 +36,24 @@ static const char LOG[] =
 	"{\"t\":1001300,\"gen\":2,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":5,\"method\":\"Runtime.evaluate\",\"bytes\":60}\n"
 	"{\"t\":1001400,\"gen\":2,\"conn\":2,\"dir\":\"down\",\"kind\":\"response\",\"id\":9,\"method\":\"Browser.getVersion\",\"bytes\":60,\"rtt_us\":50}\n";
 
-static int read_log(const char *text, cdplog_fn fn, void *arg, struct cdplog_input *in)
+static int read_log(const char *text, logrec_fn fn, void *arg, struct logrec_input *in)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	char err[200];
-	int rc = cdplog_read(f, fn, arg, in, err, sizeof err);
+	int rc = logrec_read(f, fn, arg, in, err, sizeof err);
 
 	fclose(f);
 	return rc;
 }
 
-static struct cdplog_count *count_of(struct table *t, const char *name)
+static struct logagg_count *count_of(struct table *t, const char *name)
 {
 	void **v = table_get(t, name, strlen(name));
 
 	return v ? *v : NULL;
 }
 
-static struct cdplog_sess *sess_of(struct cdplog_agg *a, const char *id)
+static struct logagg_sess *sess_of(struct logagg *a, const char *id)
 {
 	void **v = table_get(&a->sessions, id, strlen(id));
 
@@ -62,14 +62,14 @@ static struct cdplog_sess *sess_of(struct cdplog_agg *a, const char *id)
 
 static void test_agg(void)
 {
-	struct cdplog_opts o = { .pending_max = 100, .sessions_max = 100 };
-	struct cdplog_input in = { 0 };
-	struct cdplog_agg a;
-	struct cdplog_count *c;
-	struct cdplog_sess *s;
+	struct logrec_opts o = { .pending_max = 100, .sessions_max = 100 };
+	struct logrec_input in = { 0 };
+	struct logagg a;
+	struct logagg_count *c;
+	struct logagg_sess *s;
 
-	cdplog_agg_init(&a, &o);
-	is_int(read_log(LOG, cdplog_agg_add, &a, &in), 0, "the log is read");
+	logagg_init(&a, &o);
+	is_int(read_log(LOG, logagg_add, &a, &in), 0, "the log is read");
 	is_int(in.records, 16, "16 records");
 	is_int(in.bad, 1, "one line is not JSON");
 	is_int(in.first_bad, 8, "and it is line 8");
@@ -95,48 +95,48 @@ static void test_agg(void)
 	is_int(a.marks.n, 1, "one mark");
 	ok(s->events.n >= 5 && strstr(s->events.v[0].what, "attached"), "the session's timeline begins with its attach");
 	ok(a.enables.n == 0, "no enable command is left waiting");
-	cdplog_agg_free(&a);
+	logagg_free(&a);
 }
 
 static void test_bounds(void)
 {
-	struct cdplog_opts o = { .pending_max = 2, .sessions_max = 2 };
-	struct cdplog_input in = { 0 };
-	struct cdplog_agg a;
-	struct cdplog_pending p;
-	struct cdplog_rec r;
-	struct cdplog_cmd *old;
+	struct logrec_opts o = { .pending_max = 2, .sessions_max = 2 };
+	struct logrec_input in = { 0 };
+	struct logagg a;
+	struct logrec_pending p;
+	struct logrec r;
+	struct logrec_cmd *old;
 	const char *sessions =
 		"{\"t\":1,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"A\",\"targetId\":\"TA\"}\n"
 		"{\"t\":2,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"B\",\"targetId\":\"TB\"}\n"
 		"{\"t\":3,\"conn\":1,\"dir\":\"up\",\"kind\":\"event\",\"method\":\"X.y\",\"session\":\"A\",\"bytes\":1}\n"
 		"{\"t\":4,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"C\",\"targetId\":\"TC\"}\n";
 
-	cdplog_agg_init(&a, &o);
-	read_log(sessions, cdplog_agg_add, &a, &in);
+	logagg_init(&a, &o);
+	read_log(sessions, logagg_add, &a, &in);
 	ok(a.sessions.n == 2 && sess_of(&a, "A") && sess_of(&a, "C") && !sess_of(&a, "B"),
 	   "past --sessions-max the least recently seen session (B) is forgotten");
 	is_int(a.sessions_forgotten, 1, "and counted");
-	cdplog_agg_free(&a);
+	logagg_free(&a);
 
-	cdplog_pending_init(&p, 2);
+	logrec_pending_init(&p, 2);
 	for (int i = 1; i <= 3; i++) {
 		json_t *j = json_pack("{s:i,s:i,s:s,s:s,s:i,s:s}", "t", i, "conn", 1, "dir", "up", "kind",
 				      "command", "id", i, "method", "A.b");
-		cdplog_rec_from(j, (uint64_t)i, &r);
-		cdplog_pending_add(&p, &r, 0, &old);
+		logrec_from(j, (uint64_t)i, &r);
+		logrec_pending_add(&p, &r, 0, &old);
 		ok(i < 3 ? !old : old && old->id == 1, "command %d: %s", i,
 		   i < 3 ? "kept" : "the oldest is pushed out");
-		cdplog_cmd_free(old);
+		logrec_cmd_free(old);
 		json_decref(j);
 	}
 	is_int(p.n, 2, "two commands pending at most");
-	cdplog_pending_free(&p);
+	logrec_pending_free(&p);
 }
 
 static void test_pairs(void)
 {
-	struct cdplog_opts o = { .pending_max = 100, .sessions_max = 100 };
+	struct logrec_opts o = { .pending_max = 100, .sessions_max = 100 };
 	char *text = NULL, err[200];
 	size_t len = 0;
 	FILE *in = fmemopen((void *)LOG, strlen(LOG), "r"), *out = open_memstream(&text, &len);
@@ -178,23 +178,23 @@ static void test_small(void)
 	char err[200] = "", buf[64];
 	json_t *j = json_pack("{s:i,s:s,s:s,s:s,s:b}", "t", 1, "dir", "up", "kind", "command", "body",
 			      "{\"id\":1,\"method\":\"Network.en", "truncated", 1);
-	struct cdplog_rec r;
+	struct logrec r;
 
-	ok(!cdplog_parse_time("12.5", 1000000, &t, err, sizeof err) && t == 13500000, "seconds since the start");
-	ok(!cdplog_parse_time("1796291145000830", 5, &t, err, sizeof err) && t == 1796291145000830ull,
+	ok(!logrec_parse_time("12.5", 1000000, &t, err, sizeof err) && t == 13500000, "seconds since the start");
+	ok(!logrec_parse_time("1796291145000830", 5, &t, err, sizeof err) && t == 1796291145000830ull,
 	   "microseconds since the epoch");
-	ok(!cdplog_parse_time("2026-12-03T09:45:42.5Z", 5, &t, err, sizeof err) && t == 1796291142500000ull,
+	ok(!logrec_parse_time("2026-12-03T09:45:42.5Z", 5, &t, err, sizeof err) && t == 1796291142500000ull,
 	   "a UTC time");
-	ok(cdplog_parse_time("soon", 5, &t, err, sizeof err) < 0 && strstr(err, "not a time"), "a bad time: %s", err);
-	ok(cdplog_session_match("AB", "ABCD") && !cdplog_session_match("AC", "ABCD") &&
-	   cdplog_session_match("-", NULL) && !cdplog_session_match("-", "A"), "sessions match by prefix");
-	cdplog_rec_from(j, 1, &r);
-	cdplog_params(&r, buf, sizeof buf);
+	ok(logrec_parse_time("soon", 5, &t, err, sizeof err) < 0 && strstr(err, "not a time"), "a bad time: %s", err);
+	ok(logrec_session_match("AB", "ABCD") && !logrec_session_match("AC", "ABCD") &&
+	   logrec_session_match("-", NULL) && !logrec_session_match("-", "A"), "sessions match by prefix");
+	logrec_from(j, 1, &r);
+	logrec_params(&r, buf, sizeof buf);
 	is_str(buf, "(params cut at 28 bytes)", "a cut body's params are said to be cut");
 	json_decref(j);
-	cdplog_fmt_us(850, buf, sizeof buf);
+	logrec_fmt_us(850, buf, sizeof buf);
 	is_str(buf, "850us", "850us");
-	cdplog_fmt_us(1234567, buf, sizeof buf);
+	logrec_fmt_us(1234567, buf, sizeof buf);
 	is_str(buf, "1.23s", "1.23s");
 }
 

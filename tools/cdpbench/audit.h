@@ -10,7 +10,7 @@
 
 #include "bench.h"
 #include "estimate.h"
-#include "logrec.h"
+#include "logagg.h"
 
 #define AUDIT_NAME_MAX 64
 #define AUDIT_TOP 10            /* rows of each "top" table */
@@ -60,8 +60,8 @@ struct audit_big {
 };
 
 struct audit_rig {
-	struct cdplog_agg agg;
-	struct cdplog_input in;
+	struct logagg agg;
+	struct logrec_input in;
 	uint64_t browsers;           /* log files: one per browser */
 	struct audit_big big[AUDIT_TOP];   /* the largest messages, largest first */
 	size_t nbig;

@@ -76,7 +76,7 @@ static double num(const json_t *v, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-void audit_findings_watch(json_t *seen, const struct cdplog_rec *rec)
+void audit_findings_watch(json_t *seen, const struct logrec *rec)
 {
 	static const char *const events[] = {
 		"Network.requestWillBeSent", "Runtime.consoleAPICalled", "Fetch.requestPaused",
@@ -111,7 +111,7 @@ void audit_findings_watch(json_t *seen, const struct cdplog_rec *rec)
 	if (strcmp(m, "Network.setCacheDisabled") && strcmp(m, "Emulation.setCPUThrottlingRate") &&
 	    strcmp(m, "Network.emulateNetworkConditions"))
 		return;
-	body = cdplog_body(rec);
+	body = logrec_body(rec);
 	p = json_object_get(body, "params");
 	if (!strcmp(m, "Network.setCacheDisabled")) {
 		if (json_is_true(json_object_get(p, "cacheDisabled")))

@@ -9,7 +9,7 @@
 
 /* Notes in seen what one message shows: the commands and events the
  * patterns are made of, with their params where they matter. */
-void audit_findings_watch(json_t *seen, const struct cdplog_rec *rec);
+void audit_findings_watch(json_t *seen, const struct logrec *rec);
 
 /* [{"id","title","evidence","cost","scenario","remedy"}, ...] from what r
  * saw and rig's enables (audit_rig_json's, being built). */

@@ -17,24 +17,24 @@
 
 void audit_rig_init(struct audit_rig *r)
 {
-	struct cdplog_opts o;
+	struct logrec_opts o;
 
 	memset(r, 0, sizeof *r);
 	memset(&o, 0, sizeof o);
 	o.sessions_max = RIG_SESSIONS_MAX;
 	o.pending_max = RIG_PENDING_MAX;
-	cdplog_agg_init(&r->agg, &o);
+	logagg_init(&r->agg, &o);
 	r->seen = json_object();
 }
 
 void audit_rig_free(struct audit_rig *r)
 {
-	cdplog_agg_free(&r->agg);
+	logagg_free(&r->agg);
 	json_decref(r->seen);
 }
 
 /* Keeps the AUDIT_TOP largest messages, largest first. */
-static void largest(struct audit_rig *r, const struct cdplog_rec *rec)
+static void largest(struct audit_rig *r, const struct logrec *rec)
 {
 	size_t i = r->nbig;
 
@@ -60,36 +60,36 @@ static void conn_id(const struct audit_rig *r, uint64_t conn, char *out, size_t 
 	snprintf(out, len, "browser %" PRIu64 " conn %" PRIu64, r->browsers + 1, conn);
 }
 
-static void conn_session(struct audit_rig *r, const struct cdplog_rec *rec)
+static void conn_session(struct audit_rig *r, const struct logrec *rec)
 {
 	const char *p = json_string_value(json_object_get(rec->obj, "path"));
 	char id[48];
 	json_t *obj;
-	struct cdplog_rec s;
+	struct logrec s;
 
 	conn_id(r, rec->conn, id, sizeof id);
 	obj = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "t", (json_int_t)rec->t,
 			"conn", (json_int_t)rec->conn, "kind", "session", "event", "attached",
 			"session", id, "type", p && strstr(p, "/devtools/page/") ? "page" : "browser",
 			"url", p ? p : "");
-	if (cdplog_rec_from(obj, rec->line, &s) == 0)
-		cdplog_agg_add(&s, &r->agg);
+	if (logrec_from(obj, rec->line, &s) == 0)
+		logagg_add(&s, &r->agg);
 	json_decref(obj);
 }
 
-static void on_record(const struct cdplog_rec *rec, void *arg)
+static void on_record(const struct logrec *rec, void *arg)
 {
 	struct audit_rig *r = arg;
-	struct cdplog_rec own;
+	struct logrec own;
 	char id[48];
 
 	if (rec->is_msg && !rec->session) {
 		own = *rec;
 		conn_id(r, rec->conn, id, sizeof id);
 		own.session = id;
-		cdplog_agg_add(&own, &r->agg);
+		logagg_add(&own, &r->agg);
 	} else {
-		cdplog_agg_add(rec, &r->agg);
+		logagg_add(rec, &r->agg);
 	}
 	if (!strcmp(rec->kind, "open"))
 		conn_session(r, rec);
@@ -108,7 +108,7 @@ int audit_rig_add_file(struct audit_rig *r, const char *path, char *err, size_t 
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = cdplog_read(f, on_record, r, &r->in, err, errlen);
+	rc = logrec_read(f, on_record, r, &r->in, err, errlen);
 	fclose(f);
 	r->browsers++;
 	return rc;
@@ -117,8 +117,8 @@ int audit_rig_add_file(struct audit_rig *r, const char *path, char *err, size_t 
 /* Most round-trip time in total first. */
 static int by_rtt_total(const void *pa, const void *pb)
 {
-	const struct cdplog_count *x = *(struct cdplog_count *const *)pa;
-	const struct cdplog_count *y = *(struct cdplog_count *const *)pb;
+	const struct logagg_count *x = *(struct logagg_count *const *)pa;
+	const struct logagg_count *y = *(struct logagg_count *const *)pb;
 
 	return x->rtt.sum < y->rtt.sum ? 1 : x->rtt.sum > y->rtt.sum ? -1 : strcmp(x->name, y->name);
 }
@@ -126,13 +126,13 @@ static int by_rtt_total(const void *pa, const void *pb)
 static json_t *counts_json(const struct table *t, int by_rtt)
 {
 	size_t n;
-	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
+	struct logagg_count **v = logagg_sorted(t, &n);
 	json_t *out = json_array();
 
 	if (by_rtt)
 		qsort(v, n, sizeof *v, by_rtt_total);
 	for (size_t i = 0; i < n && (!by_rtt || (i < AUDIT_TOP && v[i]->rtt.n)); i++) {
-		const struct cdplog_count *c = v[i];
+		const struct logagg_count *c = v[i];
 		json_array_append_new(out, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 			"name", c->name, "messages", (json_int_t)c->messages,
 			"commands", (json_int_t)c->commands, "events", (json_int_t)c->events,
@@ -147,10 +147,10 @@ static json_t *counts_json(const struct table *t, int by_rtt)
 
 /* {"Network.enable {}": {"sessions": N, "by_type": {"page": N}}, ...} from
  * each session's enabled domains at the end of its log. */
-static json_t *enables_json(const struct cdplog_agg *a, int bodies, json_t **types)
+static json_t *enables_json(const struct logagg *a, int bodies, json_t **types)
 {
 	size_t n;
-	struct cdplog_sess **v = cdplog_agg_sessions(a, &n);
+	struct logagg_sess **v = logagg_sessions(a, &n);
 	json_t *out = json_object();
 
 	*types = json_object();
@@ -184,7 +184,7 @@ static json_t *enables_json(const struct cdplog_agg *a, int bodies, json_t **typ
 
 json_t *audit_rig_json(const struct audit_rig *r)
 {
-	const struct cdplog_agg *a = &r->agg;
+	const struct logagg *a = &r->agg;
 	int bodies = json_integer_value(json_object_get(r->seen, "bodies")) > 0;
 	json_t *types, *enables = enables_json(a, bodies, &types), *big = json_array(), *rig;
 
@@ -257,7 +257,7 @@ void audit_rig_print(const json_t *rig, FILE *out)
 	json_array_foreach(json_object_get(rig, "top_rtt"), i, v) {
 		if (i >= 3)
 			break;
-		cdplog_fmt_us((uint64_t)json_integer_value(json_object_get(v, "rtt_total_us")), c, sizeof c);
+		logrec_fmt_us((uint64_t)json_integer_value(json_object_get(v, "rtt_total_us")), c, sizeof c);
 		fprintf(out, "%s %s %s", i ? "," : "", json_string_value(json_object_get(v, "name")), c);
 	}
 	v = json_array_get(json_object_get(rig, "largest"), 0);

@@ -5,15 +5,15 @@
 
 #include <stdio.h>
 
-#include "logrec.h"
+#include "logagg.h"
 
 #define CDPLOG_VERSION "0.1.0"
 
-int cdplog_summary(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		   char *err, size_t errlen);
-int cdplog_pairs(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_pairs(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		 char *err, size_t errlen);
-int cdplog_timeline(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_timeline(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		    char *err, size_t errlen);
 
 #endif

@@ -41,7 +41,7 @@ enum { O_JSON = 256, O_SESSION, O_METHOD, O_CONN, O_SINCE, O_UNTIL, O_TOP, O_PEN
 
 /* Parses argv; returns 0 to run *cmd on *path, 1 when --help or --version
  * was answered, -1 with one line in err. */
-static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char **cmd,
+static int parse_args(int argc, char **argv, struct logrec_opts *o, const char **cmd,
 		      const char **path, char *err, size_t errlen)
 {
 	static const struct option opts[] = {
@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, struct cdplog_opts *o, const char *
 
 int main(int argc, char **argv)
 {
-	struct cdplog_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
+	struct logrec_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
 	const char *cmd = NULL, *path = NULL;
 	char err[300] = "";
 	FILE *f;

@@ -11,9 +11,9 @@
 #include "util.h"
 
 struct pairs {
-	const struct cdplog_opts *o;
+	const struct logrec_opts *o;
 	FILE *out;
-	struct cdplog_pending pending;
+	struct logrec_pending pending;
 	uint64_t base, since, until;
 	int started, bad_time;
 	char err[200];
@@ -38,7 +38,7 @@ static int method_match(const char *want, const char *m)
 static int wanted(const struct pairs *p, uint64_t t, uint64_t conn, const char *session,
 		  const char *method)
 {
-	return (!p->o->has_conn || p->o->conn == conn) && cdplog_session_match(p->o->session, session) &&
+	return (!p->o->has_conn || p->o->conn == conn) && logrec_session_match(p->o->session, session) &&
 	       method_match(p->o->method, method) && t >= p->since && t <= p->until;
 }
 
@@ -71,9 +71,9 @@ static void print_pair(struct pairs *p, uint64_t t, uint64_t conn, int64_t id, c
 		json_decref(j);
 		return;
 	}
-	cdplog_fmt_rel(t, p->base, rel, sizeof rel);
+	logrec_fmt_rel(t, p->base, rel, sizeof rel);
 	if (answered)
-		cdplog_fmt_us(rtt_us, rtt, sizeof rtt);
+		logrec_fmt_us(rtt_us, rtt, sizeof rtt);
 	if (has_error)
 		snprintf(errtext, sizeof errtext, "error %" PRId64 "%s%s", error, message ? ": " : "",
 			 message ? message : "");
@@ -82,7 +82,7 @@ static void print_pair(struct pairs *p, uint64_t t, uint64_t conn, int64_t id, c
 		note ? note : "");
 }
 
-static void print_cmd(struct pairs *p, const struct cdplog_cmd *c, const char *note)
+static void print_cmd(struct pairs *p, const struct logrec_cmd *c, const char *note)
 {
 	if (!c->answered)
 		p->unanswered++;
@@ -95,10 +95,10 @@ static void print_cmd(struct pairs *p, const struct cdplog_cmd *c, const char *n
 static void flush(struct pairs *p)
 {
 	while (p->pending.oldest && p->pending.oldest->answered) {
-		struct cdplog_cmd *c = p->pending.oldest;
-		cdplog_pending_unlink(&p->pending, c);
+		struct logrec_cmd *c = p->pending.oldest;
+		logrec_pending_unlink(&p->pending, c);
 		print_cmd(p, c, NULL);
-		cdplog_cmd_free(c);
+		logrec_cmd_free(c);
 	}
 }
 
@@ -109,20 +109,20 @@ static void start(struct pairs *p, uint64_t t)
 	p->started = 1;
 	p->base = t;
 	p->until = UINT64_MAX;
-	if ((p->o->since && cdplog_parse_time(p->o->since, t, &p->since, p->err, sizeof p->err) < 0) ||
-	    (p->o->until && cdplog_parse_time(p->o->until, t, &p->until, p->err, sizeof p->err) < 0))
+	if ((p->o->since && logrec_parse_time(p->o->since, t, &p->since, p->err, sizeof p->err) < 0) ||
+	    (p->o->until && logrec_parse_time(p->o->until, t, &p->until, p->err, sizeof p->err) < 0))
 		p->bad_time = 1;
 	if (p->o->json || p->bad_time)
 		return;
-	cdplog_fmt_utc(t, utc, sizeof utc);
+	logrec_fmt_utc(t, utc, sizeof utc);
 	fprintf(p->out, "time: seconds since %s UTC (the log's first record)\n", utc);
 	fprintf(p->out, "%10s %4s %-8s %-40s %8s  %s\n", "time", "conn", "session", "method", "rtt", "error");
 }
 
-static void pairs_add(const struct cdplog_rec *r, void *arg)
+static void pairs_add(const struct logrec *r, void *arg)
 {
 	struct pairs *p = arg;
-	struct cdplog_cmd *c, *old;
+	struct logrec_cmd *c, *old;
 
 	if (!p->started)
 		start(p, r->t);
@@ -131,16 +131,16 @@ static void pairs_add(const struct cdplog_rec *r, void *arg)
 	if (!strcmp(r->kind, "command")) {
 		if (!wanted(p, r->t, r->conn, r->session, r->method))
 			return;
-		cdplog_pending_add(&p->pending, r, 0, &old);
+		logrec_pending_add(&p->pending, r, 0, &old);
 		if (old) {
 			print_cmd(p, old, "no answer among the next --pending commands");
-			cdplog_cmd_free(old);
+			logrec_cmd_free(old);
 		}
 		flush(p);
 	} else if (!strcmp(r->kind, "response")) {
 		json_t *hold = NULL;
-		const char *msg = r->has_error ? cdplog_error_message(r, &hold) : NULL;
-		if ((c = cdplog_pending_find(&p->pending, r)) && !c->answered) {
+		const char *msg = r->has_error ? logrec_error_message(r, &hold) : NULL;
+		if ((c = logrec_pending_find(&p->pending, r)) && !c->answered) {
 			c->answered = 1;
 			c->rtt_us = r->rtt_us;
 			c->t_answer = r->t;
@@ -158,22 +158,22 @@ static void pairs_add(const struct cdplog_rec *r, void *arg)
 	}
 }
 
-int cdplog_pairs(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_pairs(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		 char *err, size_t errlen)
 {
 	struct pairs p = { .o = o, .out = out };
-	struct cdplog_input in = { 0 };
+	struct logrec_input in = { 0 };
 	int rc;
 
-	cdplog_pending_init(&p.pending, o->pending_max);
-	rc = cdplog_read(f, pairs_add, &p, &in, err, errlen);
+	logrec_pending_init(&p.pending, o->pending_max);
+	rc = logrec_read(f, pairs_add, &p, &in, err, errlen);
 	while (p.pending.oldest) {
-		struct cdplog_cmd *c = p.pending.oldest;
-		cdplog_pending_unlink(&p.pending, c);
+		struct logrec_cmd *c = p.pending.oldest;
+		logrec_pending_unlink(&p.pending, c);
 		print_cmd(&p, c, "no answer in the log");
-		cdplog_cmd_free(c);
+		logrec_cmd_free(c);
 	}
-	cdplog_pending_free(&p.pending);
+	logrec_pending_free(&p.pending);
 	if (p.bad_time) {
 		snprintf(err, errlen, "%s", p.err);
 		return -1;

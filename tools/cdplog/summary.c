@@ -9,13 +9,13 @@
 
 #include "util.h"
 
-static void print_input(FILE *out, const char *name, const struct cdplog_input *in,
-			const struct cdplog_agg *a)
+static void print_input(FILE *out, const char *name, const struct logrec_input *in,
+			const struct logagg *a)
 {
 	char from[32], to[32];
 
-	cdplog_fmt_utc(in->t_first, from, sizeof from);
-	cdplog_fmt_utc(in->t_last, to, sizeof to);
+	logrec_fmt_utc(in->t_first, from, sizeof from);
+	logrec_fmt_utc(in->t_last, to, sizeof to);
 	fprintf(out, "%s: %" PRIu64 " records, %.3f s from %s to %s UTC\n", name, in->records,
 		(double)(in->t_last - in->t_first) / 1e6, from, strncmp(from, to, 10) ? to : to + 11);
 	fprintf(out, "%" PRIu64 " connection%s; %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
@@ -32,7 +32,7 @@ static void print_input(FILE *out, const char *name, const struct cdplog_input *
 static void print_counts(FILE *out, const char *title, const struct table *t, size_t top)
 {
 	size_t n, width = strlen(title);
-	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
+	struct logagg_count **v = logagg_sorted(t, &n);
 	size_t shown = top && top < n ? top : n;
 
 	for (size_t i = 0; i < shown; i++)
@@ -41,12 +41,12 @@ static void print_counts(FILE *out, const char *title, const struct table *t, si
 	fprintf(out, "\n%-*s %9s %8s %8s %11s %11s %8s %8s %8s %6s\n", (int)width, title, "messages",
 		"commands", "events", "bytes up", "bytes down", "rtt p50", "rtt p99", "rtt max", "errors");
 	for (size_t i = 0; i < shown; i++) {
-		const struct cdplog_count *c = v[i];
+		const struct logagg_count *c = v[i];
 		char p50[16] = "-", p99[16] = "-", max[16] = "-";
 		if (c->rtt.n) {
-			cdplog_fmt_us(hist_quantile(&c->rtt, 0.50), p50, sizeof p50);
-			cdplog_fmt_us(hist_quantile(&c->rtt, 0.99), p99, sizeof p99);
-			cdplog_fmt_us(c->rtt.max, max, sizeof max);
+			logrec_fmt_us(hist_quantile(&c->rtt, 0.50), p50, sizeof p50);
+			logrec_fmt_us(hist_quantile(&c->rtt, 0.99), p99, sizeof p99);
+			logrec_fmt_us(c->rtt.max, max, sizeof max);
 		}
 		fprintf(out, "%-*s %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %11" PRIu64 " %11" PRIu64
 			" %8s %8s %8s %6" PRIu64 "\n", (int)width, c->name, c->messages, c->commands,
@@ -77,10 +77,10 @@ static void enabled_text(const json_t *enabled, char *out, size_t outlen)
 		util_copy(out, "-", outlen);
 }
 
-static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
+static void print_sessions(FILE *out, const struct logagg *a, size_t top)
 {
 	size_t n;
-	struct cdplog_sess **v = cdplog_agg_sessions(a, &n);
+	struct logagg_sess **v = logagg_sessions(a, &n);
 	size_t shown = top && top < n ? top : n;
 
 	fprintf(out, "\nSessions: %zu", n);
@@ -90,7 +90,7 @@ static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
 	fprintf(out, "\n%-8s %4s %-10s %-8s %8s  %-40s %s\n", "session", "conn", "type", "target",
 		"messages", "url", "enabled");
 	for (size_t i = 0; i < shown; i++) {
-		const struct cdplog_sess *s = v[i];
+		const struct logagg_sess *s = v[i];
 		char en[1024], url[48];
 		const char *u = s->url ? s->url : "";
 		enabled_text(s->enabled, en, sizeof en);
@@ -105,7 +105,7 @@ static void print_sessions(FILE *out, const struct cdplog_agg *a, size_t top)
 	free(v);
 }
 
-static void print_events(FILE *out, const char *title, const struct cdplog_events *e, uint64_t base,
+static void print_events(FILE *out, const char *title, const struct logagg_events *e, uint64_t base,
 			 size_t top)
 {
 	size_t shown = top && top < e->n ? top : e->n;
@@ -113,7 +113,7 @@ static void print_events(FILE *out, const char *title, const struct cdplog_event
 	fprintf(out, "\n%s: %zu\n", title, e->n + (size_t)e->dropped);
 	for (size_t i = 0; i < shown; i++) {
 		char rel[32];
-		cdplog_fmt_rel(e->v[i].t, base, rel, sizeof rel);
+		logrec_fmt_rel(e->v[i].t, base, rel, sizeof rel);
 		fprintf(out, "%10s  %s\n", rel, e->v[i].what);
 	}
 	if (shown < e->n)
@@ -125,7 +125,7 @@ static void print_events(FILE *out, const char *title, const struct cdplog_event
 static json_t *counts_json(const struct table *t)
 {
 	size_t n;
-	struct cdplog_count **v = cdplog_agg_sorted(t, &n);
+	struct logagg_count **v = logagg_sorted(t, &n);
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < n; i++)
@@ -138,10 +138,10 @@ static json_t *counts_json(const struct table *t)
 	return o;
 }
 
-static json_t *summary_json(const struct cdplog_agg *a, const struct cdplog_input *in)
+static json_t *summary_json(const struct logagg *a, const struct logrec_input *in)
 {
 	size_t n;
-	struct cdplog_sess **v = cdplog_agg_sessions(a, &n);
+	struct logagg_sess **v = logagg_sessions(a, &n);
 	json_t *sessions = json_array();
 
 	for (size_t i = 0; i < n; i++) {
@@ -170,18 +170,18 @@ static json_t *summary_json(const struct cdplog_agg *a, const struct cdplog_inpu
 		"domains", counts_json(&a->domains), "methods", counts_json(&a->methods),
 		"methods_over_limit", (json_int_t)a->methods_over,
 		"sessions", sessions, "sessions_forgotten", (json_int_t)a->sessions_forgotten,
-		"policies", cdplog_events_json(&a->policies), "marks", cdplog_events_json(&a->marks));
+		"policies", logagg_events_json(&a->policies), "marks", logagg_events_json(&a->marks));
 }
 
-int cdplog_summary(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		   char *err, size_t errlen)
 {
-	struct cdplog_agg a;
-	struct cdplog_input in = { 0 };
+	struct logagg a;
+	struct logrec_input in = { 0 };
 	int rc;
 
-	cdplog_agg_init(&a, o);
-	if ((rc = cdplog_read(f, cdplog_agg_add, &a, &in, err, errlen)) < 0)
+	logagg_init(&a, o);
+	if ((rc = logrec_read(f, logagg_add, &a, &in, err, errlen)) < 0)
 		goto out;
 	if (o->json) {
 		json_t *j = summary_json(&a, &in);
@@ -195,11 +195,11 @@ int cdplog_summary(FILE *f, const char *name, const struct cdplog_opts *o, FILE 
 	print_counts(out, "Method", &a.methods, o->top);
 	if (a.methods_over)
 		fprintf(out, "(%" PRIu64 " messages of methods past the first %d names not counted by method)\n",
-			a.methods_over, CDPLOG_METHODS_MAX);
+			a.methods_over, LOGAGG_METHODS_MAX);
 	print_sessions(out, &a, o->top);
 	print_events(out, "Policy generations", &a.policies, in.t_first, o->top);
 	print_events(out, "Marks", &a.marks, in.t_first, o->top);
 out:
-	cdplog_agg_free(&a);
+	logagg_free(&a);
 	return rc;
 }

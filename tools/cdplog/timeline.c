@@ -11,12 +11,12 @@ static void line(FILE *out, uint64_t t, uint64_t base, const char *what)
 {
 	char rel[32];
 
-	cdplog_fmt_rel(t, base, rel, sizeof rel);
+	logrec_fmt_rel(t, base, rel, sizeof rel);
 	fprintf(out, "  %10s  %s\n", rel, what);
 }
 
 /* The session's own lines merged with the global ones of its lifetime. */
-static void print_session(FILE *out, const struct cdplog_sess *s, const struct cdplog_events *g,
+static void print_session(FILE *out, const struct logagg_sess *s, const struct logagg_events *g,
 			  uint64_t base)
 {
 	size_t i = 0, j = 0;
@@ -38,34 +38,34 @@ static void print_session(FILE *out, const struct cdplog_sess *s, const struct c
 		fprintf(out, "  (%" PRIu64 " more lines not kept)\n", s->events.dropped);
 }
 
-int cdplog_timeline(FILE *f, const char *name, const struct cdplog_opts *o, FILE *out,
+int cdplog_timeline(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		    char *err, size_t errlen)
 {
-	struct cdplog_agg a;
-	struct cdplog_input in = { 0 };
-	struct cdplog_sess **v = NULL;
+	struct logagg a;
+	struct logrec_input in = { 0 };
+	struct logagg_sess **v = NULL;
 	size_t n = 0;
 	char utc[32];
 	int rc;
 
-	cdplog_agg_init(&a, o);
-	if ((rc = cdplog_read(f, cdplog_agg_add, &a, &in, err, errlen)) < 0)
+	logagg_init(&a, o);
+	if ((rc = logrec_read(f, logagg_add, &a, &in, err, errlen)) < 0)
 		goto out;
-	v = cdplog_agg_sessions(&a, &n);
+	v = logagg_sessions(&a, &n);
 	if (o->json) {
-		json_t *j = json_pack("{s:o,s:[]}", "global", cdplog_events_json(&a.global), "sessions");
+		json_t *j = json_pack("{s:o,s:[]}", "global", logagg_events_json(&a.global), "sessions");
 		for (size_t i = 0; i < n; i++)
-			if (cdplog_session_match(o->session, v[i]->id))
+			if (logrec_session_match(o->session, v[i]->id))
 				json_array_append_new(json_object_get(j, "sessions"),
 					json_pack("{s:s,s:I,s:s?,s:s?,s:o}", "session", v[i]->id,
 						  "conn", (json_int_t)v[i]->conn, "type", v[i]->type,
-						  "targetId", v[i]->target, "events", cdplog_events_json(&v[i]->events)));
+						  "targetId", v[i]->target, "events", logagg_events_json(&v[i]->events)));
 		json_dumpf(j, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 		json_decref(j);
 		goto out;
 	}
-	cdplog_fmt_utc(in.t_first, utc, sizeof utc);
+	logrec_fmt_utc(in.t_first, utc, sizeof utc);
 	fprintf(out, "%s: times in seconds since %s UTC (the log's first record)\n", name, utc);
 	if (in.bad)
 		fprintf(out, "%" PRIu64 " lines are not records; the first is line %" PRIu64 ": %s\n",
@@ -74,13 +74,13 @@ int cdplog_timeline(FILE *f, const char *name, const struct cdplog_opts *o, FILE
 	for (size_t j = 0; j < a.global.n; j++)
 		line(out, a.global.v[j].t, in.t_first, a.global.v[j].what);
 	for (size_t i = 0; i < n; i++)
-		if (cdplog_session_match(o->session, v[i]->id))
+		if (logrec_session_match(o->session, v[i]->id))
 			print_session(out, v[i], &a.global, in.t_first);
 	if (a.sessions_forgotten)
 		fprintf(out, "\n(%" PRIu64 " sessions forgotten: more than --sessions-max at once)\n",
 			a.sessions_forgotten);
 out:
 	free(v);
-	cdplog_agg_free(&a);
+	logagg_free(&a);
 	return rc;
 }

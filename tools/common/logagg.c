@@ -1,7 +1,7 @@
 /* logagg: the one pass behind summary and timeline: counts and round trips per
  * method and domain, sessions with their targets and enabled domains, policy
  * switches and marks, each within a bound. */
-#include "logrec.h"
+#include "logagg.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,22 +14,22 @@
 #define EVENTS_PER_SESSION 256
 #define EVENTS_GLOBAL 4096
 
-static void events_init(struct cdplog_events *e, size_t max)
+static void events_init(struct logagg_events *e, size_t max)
 {
 	memset(e, 0, sizeof *e);
 	e->max = max;
 }
 
-static void events_free(struct cdplog_events *e)
+static void events_free(struct logagg_events *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		free(e->v[i].what);
 	free(e->v);
 }
 
-static void events_add(struct cdplog_events *e, uint64_t t, const char *fmt, ...)
+static void events_add(struct logagg_events *e, uint64_t t, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void events_add(struct cdplog_events *e, uint64_t t, const char *fmt, ...)
+static void events_add(struct logagg_events *e, uint64_t t, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -49,14 +49,14 @@ static void events_add(struct cdplog_events *e, uint64_t t, const char *fmt, ...
 	e->v[e->n++].what = xstrdup(buf);
 }
 
-void cdplog_agg_init(struct cdplog_agg *a, const struct cdplog_opts *o)
+void logagg_init(struct logagg *a, const struct logrec_opts *o)
 {
 	memset(a, 0, sizeof *a);
 	table_init(&a->methods);
 	table_init(&a->domains);
 	table_init(&a->sessions);
 	a->sessions_max = o->sessions_max ? o->sessions_max : 1;
-	cdplog_pending_init(&a->enables, o->pending_max);
+	logrec_pending_init(&a->enables, o->pending_max);
 	events_init(&a->policies, EVENTS_GLOBAL);
 	events_init(&a->marks, EVENTS_GLOBAL);
 	events_init(&a->global, EVENTS_GLOBAL);
@@ -64,13 +64,13 @@ void cdplog_agg_init(struct cdplog_agg *a, const struct cdplog_opts *o)
 
 static void count_free(void *p)
 {
-	struct cdplog_count *c = p;
+	struct logagg_count *c = p;
 
 	free(c->name);
 	free(c);
 }
 
-static void sess_free(struct cdplog_sess *s)
+static void sess_free(struct logagg_sess *s)
 {
 	free(s->id);
 	free(s->target);
@@ -81,28 +81,28 @@ static void sess_free(struct cdplog_sess *s)
 	free(s);
 }
 
-void cdplog_agg_free(struct cdplog_agg *a)
+void logagg_free(struct logagg *a)
 {
 	table_free(&a->methods, count_free);
 	table_free(&a->domains, count_free);
 	while (a->lru) {
-		struct cdplog_sess *s = a->lru;
+		struct logagg_sess *s = a->lru;
 		a->lru = s->next;
 		sess_free(s);
 	}
 	table_free(&a->sessions, NULL);
-	cdplog_pending_free(&a->enables);
+	logrec_pending_free(&a->enables);
 	events_free(&a->policies);
 	events_free(&a->marks);
 	events_free(&a->global);
 }
 
-static struct cdplog_count *count_get(struct table *t, const char *name, size_t len)
+static struct logagg_count *count_get(struct table *t, const char *name, size_t len)
 {
 	void **v = table_get(t, name, len);
 
 	if (!v) {
-		struct cdplog_count *c = xcalloc(1, sizeof *c);
+		struct logagg_count *c = xcalloc(1, sizeof *c);
 		c->name = xstrndup(name, len);
 		v = table_put(t, name, len);
 		*v = c;
@@ -113,9 +113,9 @@ static struct cdplog_count *count_get(struct table *t, const char *name, size_t 
 /* The counts are cdplog's own, not the proxy's struct stats (whose histogram
  * and domain rule they use): they split messages by kind and count errors,
  * which the proxy does not do on its per-message path, and name every method
- * up to CDPLOG_METHODS_MAX where the proxy pools those outside the protocol
+ * up to LOGAGG_METHODS_MAX where the proxy pools those outside the protocol
  * past STATS_OTHER_METHODS, so a log's summary would change. */
-static void count_add(struct cdplog_count *c, const struct cdplog_rec *r)
+static void count_add(struct logagg_count *c, const struct logrec *r)
 {
 	c->messages++;
 	c->bytes[r->up ? 0 : 1] += r->bytes;
@@ -134,11 +134,11 @@ static void count_add(struct cdplog_count *c, const struct cdplog_rec *r)
 
 /* The session id, created on first sight; the least recently seen session is
  * forgotten when there are sessions_max. Moves it to the most recent end. */
-static struct cdplog_sess *sess_get(struct cdplog_agg *a, const char *id, uint64_t t, uint64_t conn)
+static struct logagg_sess *sess_get(struct logagg *a, const char *id, uint64_t t, uint64_t conn)
 {
 	size_t len = strlen(id);
 	void **v = table_get(&a->sessions, id, len);
-	struct cdplog_sess *s;
+	struct logagg_sess *s;
 
 	if (v) {
 		s = *v;
@@ -151,7 +151,7 @@ static struct cdplog_sess *sess_get(struct cdplog_agg *a, const char *id, uint64
 		s->next->prev = s->prev;
 	} else {
 		if (a->sessions.n >= a->sessions_max) {
-			struct cdplog_sess *old = a->lru;
+			struct logagg_sess *old = a->lru;
 			a->lru = old->next;
 			if (a->lru)
 				a->lru->prev = NULL;
@@ -191,7 +191,7 @@ static void set_str(char **dst, const char *s)
 	*dst = xstrdup(s);
 }
 
-static const char *str_of(const struct cdplog_rec *r, const char *k)
+static const char *str_of(const struct logrec *r, const char *k)
 {
 	const char *s = json_string_value(json_object_get(r->obj, k));
 
@@ -204,11 +204,11 @@ static const char *str_of(const struct cdplog_rec *r, const char *k)
  * alone and bounded by --sessions-max, the answer already names its command's
  * method (the proxy matched it), and what is kept is the params as text
  * ("(stub)" for the proxy's answer) as far as the log has them. */
-static void on_enable_answer(struct cdplog_agg *a, const struct cdplog_rec *r)
+static void on_enable_answer(struct logagg *a, const struct logrec *r)
 {
 	enum pending_effect effect = sessions_method_effect(r->method, strlen(r->method));
-	struct cdplog_cmd *c = effect == EFFECT_ENABLE ? cdplog_pending_find(&a->enables, r) : NULL;
-	struct cdplog_sess *s;
+	struct logrec_cmd *c = effect == EFFECT_ENABLE ? logrec_pending_find(&a->enables, r) : NULL;
+	struct logagg_sess *s;
 	const char *params = "";
 	char domain[SESSIONS_NAME];
 	size_t dlen;
@@ -240,40 +240,40 @@ static void on_enable_answer(struct cdplog_agg *a, const struct cdplog_rec *r)
 		}
 	}
 	if (c) {
-		cdplog_pending_unlink(&a->enables, c);
-		cdplog_cmd_free(c);
+		logrec_pending_unlink(&a->enables, c);
+		logrec_cmd_free(c);
 	}
 }
 
-static void on_message(struct cdplog_agg *a, const struct cdplog_rec *r)
+static void on_message(struct logagg *a, const struct logrec *r)
 {
 	const char *m = r->method ? r->method : "(no method)";
 	size_t dlen = stats_domain_len(m, strlen(m));
 
 	count_add(&a->total, r);
 	a->by_proxy += (uint64_t)r->by_proxy;
-	if (a->methods.n >= CDPLOG_METHODS_MAX && !table_get(&a->methods, m, strlen(m)))
+	if (a->methods.n >= LOGAGG_METHODS_MAX && !table_get(&a->methods, m, strlen(m)))
 		a->methods_over++;
 	else
 		count_add(count_get(&a->methods, m, strlen(m)), r);
-	if (a->domains.n < CDPLOG_METHODS_MAX || table_get(&a->domains, m, dlen))
+	if (a->domains.n < LOGAGG_METHODS_MAX || table_get(&a->domains, m, dlen))
 		count_add(count_get(&a->domains, m, dlen), r);
 	if (r->session)
 		sess_get(a, r->session, r->t, r->conn)->messages++;
 	if (!strcmp(r->kind, "command") && r->method && r->has_id &&
 	    sessions_method_effect(r->method, strlen(r->method)) == EFFECT_ENABLE &&
 	    json_object_get(r->obj, "body")) {
-		struct cdplog_cmd *old;
-		cdplog_pending_add(&a->enables, r, 1, &old);
-		cdplog_cmd_free(old);
+		struct logrec_cmd *old;
+		logrec_pending_add(&a->enables, r, 1, &old);
+		logrec_cmd_free(old);
 	} else if (!strcmp(r->kind, "response") && r->method && r->has_id)
 		on_enable_answer(a, r);
 }
 
-void cdplog_agg_add(const struct cdplog_rec *r, void *agg)
+void logagg_add(const struct logrec *r, void *agg)
 {
-	struct cdplog_agg *a = agg;
-	struct cdplog_sess *s;
+	struct logagg *a = agg;
+	struct logagg_sess *s;
 	const char *session = json_string_value(json_object_get(r->obj, "session"));
 
 	if (r->is_msg) {
@@ -311,16 +311,16 @@ void cdplog_agg_add(const struct cdplog_rec *r, void *agg)
 
 static int count_cmp(const void *pa, const void *pb)
 {
-	const struct cdplog_count *x = *(struct cdplog_count *const *)pa, *y = *(struct cdplog_count *const *)pb;
+	const struct logagg_count *x = *(struct logagg_count *const *)pa, *y = *(struct logagg_count *const *)pb;
 
 	if (x->messages != y->messages)
 		return x->messages > y->messages ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-struct cdplog_count **cdplog_agg_sorted(const struct table *t, size_t *n)
+struct logagg_count **logagg_sorted(const struct table *t, size_t *n)
 {
-	struct cdplog_count **v = xmalloc((t->n + 1) * sizeof *v);
+	struct logagg_count **v = xmalloc((t->n + 1) * sizeof *v);
 	struct table_slot *s;
 	size_t i = 0;
 
@@ -333,23 +333,23 @@ struct cdplog_count **cdplog_agg_sorted(const struct table *t, size_t *n)
 
 static int sess_cmp(const void *pa, const void *pb)
 {
-	const struct cdplog_sess *x = *(struct cdplog_sess *const *)pa, *y = *(struct cdplog_sess *const *)pb;
+	const struct logagg_sess *x = *(struct logagg_sess *const *)pa, *y = *(struct logagg_sess *const *)pb;
 
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-struct cdplog_sess **cdplog_agg_sessions(const struct cdplog_agg *a, size_t *n)
+struct logagg_sess **logagg_sessions(const struct logagg *a, size_t *n)
 {
-	struct cdplog_sess **v = xmalloc((a->sessions.n + 1) * sizeof *v);
+	struct logagg_sess **v = xmalloc((a->sessions.n + 1) * sizeof *v);
 
 	*n = 0;
-	for (struct cdplog_sess *s = a->lru; s; s = s->next)
+	for (struct logagg_sess *s = a->lru; s; s = s->next)
 		v[(*n)++] = s;
 	qsort(v, *n, sizeof *v, sess_cmp);
 	return v;
 }
 
-json_t *cdplog_events_json(const struct cdplog_events *e)
+json_t *logagg_events_json(const struct logagg_events *e)
 {
 	json_t *a = json_array();
 

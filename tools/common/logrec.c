@@ -10,7 +10,7 @@
 
 #include "util.h"
 
-int cdplog_read(FILE *f, cdplog_fn fn, void *arg, struct cdplog_input *in, char *err,
+int logrec_read(FILE *f, logrec_fn fn, void *arg, struct logrec_input *in, char *err,
 		size_t errlen)
 {
 	char *line = NULL;
@@ -21,7 +21,7 @@ int cdplog_read(FILE *f, cdplog_fn fn, void *arg, struct cdplog_input *in, char 
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		json_error_t jerr;
 		json_t *obj;
-		struct cdplog_rec r;
+		struct logrec r;
 
 		in->lines++;
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
@@ -29,7 +29,7 @@ int cdplog_read(FILE *f, cdplog_fn fn, void *arg, struct cdplog_input *in, char 
 		if (!n)
 			continue;
 		obj = json_loadb(line, (size_t)n, JSON_ALLOW_NUL, &jerr);
-		if (!obj || cdplog_rec_from(obj, in->lines, &r) < 0) {
+		if (!obj || logrec_from(obj, in->lines, &r) < 0) {
 			if (!in->bad++) {
 				in->first_bad = in->lines;
 				snprintf(in->first_bad_why, sizeof in->first_bad_why, "%s",
@@ -70,7 +70,7 @@ static uint64_t get_u64(json_t *o, const char *k, int *has)
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
-int cdplog_rec_from(json_t *obj, uint64_t line, struct cdplog_rec *r)
+int logrec_from(json_t *obj, uint64_t line, struct logrec *r)
 {
 	const char *dir;
 
@@ -101,7 +101,7 @@ int cdplog_rec_from(json_t *obj, uint64_t line, struct cdplog_rec *r)
 	return 0;
 }
 
-json_t *cdplog_body(const struct cdplog_rec *r)
+json_t *logrec_body(const struct logrec *r)
 {
 	json_t *b = json_object_get(r->obj, "body");
 
@@ -118,7 +118,7 @@ json_t *cdplog_body(const struct cdplog_rec *r)
 	return NULL;
 }
 
-void cdplog_params(const struct cdplog_rec *r, char *out, size_t outlen)
+void logrec_params(const struct logrec *r, char *out, size_t outlen)
 {
 	json_t *body, *params;
 	char *s;
@@ -126,7 +126,7 @@ void cdplog_params(const struct cdplog_rec *r, char *out, size_t outlen)
 	out[0] = '\0';
 	if (!json_object_get(r->obj, "body"))
 		return;
-	if (!(body = cdplog_body(r))) {
+	if (!(body = logrec_body(r))) {
 		snprintf(out, outlen, "(params cut at %zu bytes)",
 			 json_string_length(json_object_get(r->obj, "body")));
 		return;
@@ -139,15 +139,15 @@ void cdplog_params(const struct cdplog_rec *r, char *out, size_t outlen)
 	json_decref(body);
 }
 
-const char *cdplog_error_message(const struct cdplog_rec *r, json_t **hold)
+const char *logrec_error_message(const struct logrec *r, json_t **hold)
 {
-	json_t *body = cdplog_body(r);
+	json_t *body = logrec_body(r);
 
 	*hold = body;
 	return json_string_value(json_object_get(json_object_get(body, "error"), "message"));
 }
 
-void cdplog_fmt_us(uint64_t us, char *out, size_t outlen)
+void logrec_fmt_us(uint64_t us, char *out, size_t outlen)
 {
 	if (us < 1000)
 		snprintf(out, outlen, "%" PRIu64 "us", us);
@@ -159,7 +159,7 @@ void cdplog_fmt_us(uint64_t us, char *out, size_t outlen)
 		snprintf(out, outlen, "%.2fs", (double)us / 1e6);
 }
 
-void cdplog_fmt_rel(uint64_t t, uint64_t base, char *out, size_t outlen)
+void logrec_fmt_rel(uint64_t t, uint64_t base, char *out, size_t outlen)
 {
 	if (t >= base)
 		snprintf(out, outlen, "+%.3f", (double)(t - base) / 1e6);
@@ -167,7 +167,7 @@ void cdplog_fmt_rel(uint64_t t, uint64_t base, char *out, size_t outlen)
 		snprintf(out, outlen, "-%.3f", (double)(base - t) / 1e6);
 }
 
-void cdplog_fmt_utc(uint64_t t, char *out, size_t outlen)
+void logrec_fmt_utc(uint64_t t, char *out, size_t outlen)
 {
 	time_t s = (time_t)(t / 1000000);
 	struct tm tm;
@@ -176,7 +176,7 @@ void cdplog_fmt_utc(uint64_t t, char *out, size_t outlen)
 	strftime(out, outlen, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-int cdplog_parse_time(const char *s, uint64_t base, uint64_t *out, char *err, size_t errlen)
+int logrec_parse_time(const char *s, uint64_t base, uint64_t *out, char *err, size_t errlen)
 {
 	char *end;
 	double v, sec;
@@ -203,7 +203,7 @@ int cdplog_parse_time(const char *s, uint64_t base, uint64_t *out, char *err, si
 	return 0;
 }
 
-int cdplog_session_match(const char *want, const char *s)
+int logrec_session_match(const char *want, const char *s)
 {
 	if (!want)
 		return 1;
@@ -212,7 +212,11 @@ int cdplog_session_match(const char *want, const char *s)
 	return s && !strncmp(s, want, strlen(want));
 }
 
-/* Commands are keyed by connection and id: ids are per connection. */
+/* The commands awaiting an answer are cdplog's own table, not the proxy's
+ * (sessions.h): a log merges every connection's, a command stays after its
+ * answer until the older ones are shown (pairs keeps the order sent), and an
+ * answer's record already names its command's method.
+ * Commands are keyed by connection and id: ids are per connection. */
 static size_t cmd_key(char *key, uint64_t conn, int64_t id)
 {
 	memcpy(key, &conn, 8);
@@ -220,14 +224,14 @@ static size_t cmd_key(char *key, uint64_t conn, int64_t id)
 	return 16;
 }
 
-void cdplog_pending_init(struct cdplog_pending *p, size_t max)
+void logrec_pending_init(struct logrec_pending *p, size_t max)
 {
 	memset(p, 0, sizeof *p);
 	table_init(&p->by_key);
 	p->max = max ? max : 1;
 }
 
-void cdplog_cmd_free(struct cdplog_cmd *c)
+void logrec_cmd_free(struct logrec_cmd *c)
 {
 	if (!c)
 		return;
@@ -238,7 +242,7 @@ void cdplog_cmd_free(struct cdplog_cmd *c)
 	free(c);
 }
 
-void cdplog_pending_unlink(struct cdplog_pending *p, struct cdplog_cmd *c)
+void logrec_pending_unlink(struct logrec_pending *p, struct logrec_cmd *c)
 {
 	if (table_get(&p->by_key, c->key, c->klen) && *table_get(&p->by_key, c->key, c->klen) == c)
 		table_del(&p->by_key, c->key, c->klen);
@@ -254,26 +258,26 @@ void cdplog_pending_unlink(struct cdplog_pending *p, struct cdplog_cmd *c)
 	p->n--;
 }
 
-void cdplog_pending_free(struct cdplog_pending *p)
+void logrec_pending_free(struct logrec_pending *p)
 {
 	while (p->oldest) {
-		struct cdplog_cmd *c = p->oldest;
-		cdplog_pending_unlink(p, c);
-		cdplog_cmd_free(c);
+		struct logrec_cmd *c = p->oldest;
+		logrec_pending_unlink(p, c);
+		logrec_cmd_free(c);
 	}
 	table_free(&p->by_key, NULL);
 }
 
-struct cdplog_cmd *cdplog_pending_add(struct cdplog_pending *p, const struct cdplog_rec *r,
-				      int with_params, struct cdplog_cmd **evicted)
+struct logrec_cmd *logrec_pending_add(struct logrec_pending *p, const struct logrec *r,
+				      int with_params, struct logrec_cmd **evicted)
 {
-	struct cdplog_cmd *c = xcalloc(1, sizeof *c);
+	struct logrec_cmd *c = xcalloc(1, sizeof *c);
 	void **slot;
 
 	*evicted = NULL;
 	if (p->n >= p->max) {
 		*evicted = p->oldest;
-		cdplog_pending_unlink(p, p->oldest);
+		logrec_pending_unlink(p, p->oldest);
 		p->evicted++;
 	}
 	c->klen = cmd_key(c->key, r->conn, r->id);
@@ -284,7 +288,7 @@ struct cdplog_cmd *cdplog_pending_add(struct cdplog_pending *p, const struct cdp
 	c->session = r->session ? xstrdup(r->session) : NULL;
 	if (with_params) {
 		char params[256];
-		cdplog_params(r, params, sizeof params);
+		logrec_params(r, params, sizeof params);
 		c->params = xstrdup(params);
 	}
 	/* A reused id: the older command is no longer the one answered next. */
@@ -300,7 +304,7 @@ struct cdplog_cmd *cdplog_pending_add(struct cdplog_pending *p, const struct cdp
 	return c;
 }
 
-struct cdplog_cmd *cdplog_pending_find(struct cdplog_pending *p, const struct cdplog_rec *r)
+struct logrec_cmd *logrec_pending_find(struct logrec_pending *p, const struct logrec *r)
 {
 	char key[32];
 	size_t klen = cmd_key(key, r->conn, r->id);

@@ -1,0 +1,71 @@
+/* logagg: the one pass of counts, sessions and enabled domains over a log
+ * that cdplog's summary and timeline and cdpbench audit share, each within a
+ * bound. */
+#ifndef TOOLS_LOGAGG_H
+#define TOOLS_LOGAGG_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "logrec.h"
+#include "stats.h"
+#include "table.h"
+
+/* Counts of one method or one domain. */
+struct logagg_count {
+	char *name;
+	uint64_t messages, commands, responses, events, errors, bytes[2];  /* bytes: up, down */
+	struct hist rtt;
+};
+
+/* A line of a timeline: what happened at t. */
+struct logagg_event {
+	uint64_t t;
+	char *what;
+};
+
+struct logagg_events {
+	struct logagg_event *v;
+	size_t n, cap, max;
+	uint64_t dropped;          /* past max: counted, not kept */
+};
+
+/* A session, from its session records and the messages that carry it. */
+struct logagg_sess {
+	char *id, *target, *type, *url;
+	uint64_t conn, seq, t_first, t_last, messages;
+	json_t *enabled;           /* domain -> params text ("" none; "(stub)" answered by the proxy) */
+	struct logagg_events events;
+	struct logagg_sess *prev, *next;   /* least recently seen first */
+};
+
+/* Everything summary and timeline show, gathered in one pass. */
+struct logagg {
+	struct table methods, domains;     /* name -> struct logagg_count */
+	uint64_t methods_over;             /* messages of methods past LOGAGG_METHODS_MAX */
+	struct table sessions;             /* id -> struct logagg_sess */
+	struct logagg_sess *lru, *mru;
+	size_t sessions_max;
+	uint64_t sessions_seq, sessions_forgotten;
+	struct logrec_pending enables;     /* X.enable commands, for their params */
+	struct logagg_events policies, marks, global;   /* global: timeline lines of no session */
+	struct logagg_count total;         /* every message (name NULL) */
+	uint64_t conns, by_proxy;
+};
+
+#define LOGAGG_METHODS_MAX 10000
+
+void logagg_init(struct logagg *a, const struct logrec_opts *o);
+void logagg_free(struct logagg *a);
+/* Adds one record (a logrec_fn with a struct logagg as arg). */
+void logagg_add(const struct logrec *r, void *agg);
+/* The counts of a table, busiest first (messages, then name); n in *n. Free
+ * the array (not the rows). */
+struct logagg_count **logagg_sorted(const struct table *t, size_t *n);
+/* [{"t","what"}, ...] */
+json_t *logagg_events_json(const struct logagg_events *e);
+/* The sessions kept, in order of first sight. Free the array. */
+struct logagg_sess **logagg_sessions(const struct logagg *a, size_t *n);
+
+#endif
