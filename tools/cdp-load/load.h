@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "estimate.h"
-#include "hist.h"
+#include "lat_hist.h"
 #include "wire.h"
 
 #define MIX_MAX 16

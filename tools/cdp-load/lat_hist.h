@@ -1,4 +1,4 @@
-/* hist: cdp-load's latency histogram (lat_hist, not proxy/obs/stats.h's log2
+/* lat_hist: cdp-load's latency histogram (not proxy/obs/stats.h's log2
  * hist), 64 buckets per power of two (1.6% resolution), summarised as
  * percentiles and printed as log2 buckets. */
 #ifndef CDP_LAT_HIST_H

@@ -1,5 +1,5 @@
-/* hist: latency histogram with 64 sub-buckets per power of two. */
-#include "hist.h"
+/* lat_hist: latency histogram with 64 sub-buckets per power of two. */
+#include "lat_hist.h"
 
 #include <string.h>
 
