@@ -134,6 +134,37 @@ static void test_bounds(void)
 	logrec_pending_free(&p);
 }
 
+/* A session's enabled domains follow the proxy's rule (sessions.h): the
+ * domain is the part before the only dot, and a set is bounded. */
+static void test_enabled_rule(void)
+{
+	struct logrec_opts o = { .pending_max = 10, .sessions_max = 10 };
+	struct logrec_input in = { 0 };
+	struct logagg a;
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	int i;
+
+	for (i = 0; i < SESSIONS_DOMAINS_MAX + 2; i++)
+		fprintf(f, "{\"t\":%d,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":%d,"
+			"\"method\":\"D%d.enable\",\"session\":\"S\",\"action\":\"stub\"}\n", i + 1, i, i);
+	fprintf(f, "{\"t\":%d,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":%d,"
+		"\"method\":\"A.B.enable\",\"session\":\"T\"}\n", i + 1, i);
+	fprintf(f, "{\"t\":%d,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":%d,"
+		"\"method\":\"D0.disable\",\"session\":\"S\"}\n", i + 2, i + 1);
+	fclose(f);
+	logagg_init(&a, &o);
+	read_log(log, logagg_add, &a, &in);
+	is_int(json_object_size(sess_of(&a, "S")->enabled), SESSIONS_DOMAINS_MAX - 1,
+	       "a session holds SESSIONS_DOMAINS_MAX enabled domains at most, less the one disabled");
+	ok(!json_object_get(sess_of(&a, "S")->enabled, "D0") &&
+	   json_object_get(sess_of(&a, "S")->enabled, "D1"), "X.disable removes X");
+	is_int(json_object_size(sess_of(&a, "T")->enabled), 0, "A.B.enable enables nothing");
+	logagg_free(&a);
+	free(log);
+}
+
 static void test_pairs(void)
 {
 	struct logrec_opts o = { .pending_max = 100, .sessions_max = 100 };
@@ -202,6 +233,7 @@ int main(void)
 {
 	test_agg();
 	test_bounds();
+	test_enabled_rule();
 	test_pairs();
 	test_small();
 	return tap_done();

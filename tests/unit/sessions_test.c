@@ -554,12 +554,35 @@ static void test_json(void)
 	sessions_free(&S);
 }
 
+/* What an answer changes is told by the method's name alone. */
+static void test_effect(void)
+{
+	json_t *set = json_object(), *p = json_pack("{s:i}", "x", 1);
+
+	ok(sessions_method_effect("Network.enable", 14) == EFFECT_ENABLE &&
+	   sessions_method_effect("Network.disable", 15) == EFFECT_DISABLE &&
+	   sessions_method_effect("Target.attachToTarget", 21) == EFFECT_ATTACH,
+	   "X.enable, X.disable, Target.attachToTarget");
+	ok(sessions_method_effect("A.B.enable", 10) == EFFECT_NONE &&
+	   sessions_method_effect(".enable", 7) == EFFECT_NONE &&
+	   sessions_method_effect("Network.enableX", 15) == EFFECT_NONE, "not A.B.enable, .enable, X.enableX");
+	sessions_set_enabled(set, "Log.enable", EFFECT_ENABLE, p);
+	sessions_set_enabled(set, "Page", EFFECT_ENABLE, NULL);
+	ok(json_equal(json_object_get(set, "Log"), p) && json_object_size(json_object_get(set, "Page")) == 0,
+	   "enable sets the domain to its params ({} for none)");
+	sessions_set_enabled(set, "Log.disable", EFFECT_DISABLE, NULL);
+	ok(!json_object_get(set, "Log"), "disable removes it");
+	json_decref(p);
+	json_decref(set);
+}
+
 int main(void)
 {
 	test_init();
 	test_round_trip();
 	test_per_session();
 	test_enable();
+	test_effect();
 	test_views();
 	test_targets();
 	test_key_order();

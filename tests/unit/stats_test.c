@@ -402,8 +402,16 @@ static void test_print(void)
 	stats_free(st);
 }
 
+static void test_domain_len(void)
+{
+	is_int(stats_domain_len("Network.enable", 14), 7, "a method's domain is its part before the first dot");
+	is_int(stats_domain_len("A.b.c", 5), 1, "the first dot");
+	is_int(stats_domain_len("(unmatched)", 11), 11, "no dot: all of it");
+}
+
 int main(void)
 {
+	test_domain_len();
 	test_buckets();
 	test_quantiles();
 	test_hist_json();
