@@ -57,17 +57,18 @@ sources() {
     discovery) echo proxy/cdp/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
-    wsleg) echo proxy/ws/wsleg.c proxy/core/core.c proxy/core/route.c proxy/core/control.c proxy/obs/tail.c proxy/core/msg.c proxy/cdp/sessions.c \
-        proxy/cdp/scan.c proxy/cdp/policy.c proxy/obs/stats.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/ws/wsframe.c \
+    wsleg) echo proxy/ws/wsleg.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c proxy/core/msg.c \
+        proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/obs/stats.c proxy/obs/hist.c \
+        proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c ;;
     access) echo proxy/cdp/access.c ;;
     redact) echo proxy/cdp/redact.c proxy/base/util.c ;;
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
-    pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/base/util.c ;;
+    pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
         tools/cdplog/timeline.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/obs/stats.c \
-        proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
+        proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     # audit_junit.c is included by the driver itself (its statics).
     junit) echo proxy/base/util.c ;;
     esac

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proxy.h"
+#include "route.h"
 #include "util.h"
 
 #define CDPPROXY_VERSION "0.1.0"
@@ -91,7 +92,7 @@ static void on_wake(struct proxy *p)
 		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->core.policy->name);
 		return;
 	}
-	core_set_policy(&p->core, pol, "SIGHUP");
+	route_set_policy(&p->core, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
 		(unsigned long long)p->core.policy_gen);
 }

@@ -1,13 +1,13 @@
-/* core: connections, their queues and the byte budget that bounds them, and
- * the policy they share; what happens to each message is route.c's. */
+/* core: connections, their queues and the byte budget that bounds them,
+ * the policy they share, and the log's records of connections; what
+ * happens to each message is route.c's. */
 #include "core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
-
-const char *const side_name[2] = { "client", "upstream" };
 
 /* Commands awaiting an answer per connection, by default: far more than any
  * client keeps in flight; past it the oldest is forgotten (and counted). */
@@ -32,9 +32,9 @@ void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t que
 	core->log = lg;
 	core->queue_bytes = queue_bytes;
 	core->pending_max = PENDING_MAX_DEFAULT;
-	core->control_domain = 1;
+	core->selfdomain = 1;
 	sync_wall(core, util_mono_us());
-	core_set_policy(core, p ? p : policy_passthrough(), "start");
+	core_install_policy(core, p ? p : policy_passthrough(), "start");
 }
 
 void core_free(struct core *core)
@@ -45,7 +45,7 @@ void core_free(struct core *core)
 	core->policy = NULL;
 }
 
-void core_set_policy(struct core *core, struct policy *p, const char *source)
+void core_install_policy(struct core *core, struct policy *p, const char *source)
 {
 	policy_free(core->policy);
 	core->policy = p;
@@ -58,8 +58,36 @@ void core_set_policy(struct core *core, struct policy *p, const char *source)
 	}
 	if (core->tail)
 		tail_note(core->tail, "policy", 0, p->name, core->policy_since_us);
-	for (struct core_conn *cc = core->conns; cc; cc = cc->next)
-		route_sync(cc);
+}
+
+/* A policy name is a file name: longer ones would be cut in the path. */
+#define POLICY_NAME_MAX 200
+
+struct policy *core_policy_by_name(const struct core *core, const char *name,
+				   char *err, size_t errlen)
+{
+	char path[1024];
+	const char *dir = core->policy_dir ? core->policy_dir : "policies";
+
+	if (!*name || strchr(name, '/') || name[0] == '.' || strlen(name) > POLICY_NAME_MAX) {
+		snprintf(err, errlen, "'%.200s%s' is not a policy name (a file name in %s, without .json, "
+			 "of at most %d bytes)", name, strlen(name) > POLICY_NAME_MAX ? "..." : "", dir,
+			 POLICY_NAME_MAX);
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%s/%.200s.json", dir, name);
+	return policy_load(path, err, errlen);
+}
+
+json_t *core_policy_json(const struct core *core)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "name", util_json_str(core->policy->name));
+	json_object_set_new(j, "gen", json_integer((json_int_t)core->policy_gen));
+	json_object_set_new(j, "since_us", json_integer((json_int_t)core->policy_since_us));
+	json_object_set_new(j, "policy", policy_json(core->policy));
+	return j;
 }
 
 void core_read_clock(struct core *core, const void *token)
@@ -106,6 +134,30 @@ void core_conn_free(struct core_conn *cc)
 	free(cc->path);
 	free(cc->client.user_agent);
 	cc->path = NULL;
+}
+
+void core_report_open(struct core_conn *cc, const char *leg, const char *upstream)
+{
+	if (cc->core->log)
+		log_event(cc->core->log, cc->id, "open", json_pack("{s:o, s:s, s:o, s:o}",
+			  "path", util_json_str(cc->path), "leg", leg, "upstream", util_json_str(upstream),
+			  "client", client_json(&cc->client)));
+}
+
+void core_report_close(struct core_conn *cc, enum side s, const char *by, int code,
+		       const char *reason)
+{
+	if (cc->core->log)
+		log_event(cc->core->log, cc->id, "close", json_pack("{s:s, s:i, s:o, s:s}",
+			  "side", side_name[s], "code", code, "reason", util_json_str(reason), "by", by));
+}
+
+void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes, uint64_t max)
+{
+	if (cc->core->log)
+		log_event(cc->core->log, cc->id, "too_large", json_pack("{s:s, s:I, s:I}",
+			  "from", side_name[from], "bytes_at_least", (json_int_t)bytes,
+			  "max", (json_int_t)max));
 }
 
 void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer)

@@ -1,8 +1,9 @@
-/* core: the message core every transport shares. A leg (a client's or
- * Chrome's WebSocket, a browser's pipe pair) hands it whole messages; the
- * core scans, tracks sessions, applies the policy, counts, logs and queues
- * them for the other leg, with one byte budget per direction that pauses
- * whichever side fills it. It knows no sockets, no lws and no framing. */
+/* core: what the message core every transport shares keeps: connections,
+ * their queues, with one byte budget per direction that pauses whichever
+ * side fills it, the policy in force, and the connection records of the
+ * log. What happens to each message is route's (route.h: the legs hand it
+ * whole messages); core calls nothing above it. It knows no sockets, no
+ * lws and no framing. */
 #ifndef CDPPROXY_CORE_H
 #define CDPPROXY_CORE_H
 
@@ -11,17 +12,12 @@
 
 #include "client.h"
 #include "log.h"
-#include "msg.h"
 #include "policy.h"
+#include "queue.h"
 #include "sessions.h"
+#include "side.h"
 #include "stats.h"
 #include "tail.h"
-
-/* The client, Chrome; NOBODY: a producer no leg stands for (a policy
- * switch), which nothing pauses. Only DOWN and UP index arrays. */
-enum side { DOWN, UP, NOBODY };
-
-extern const char *const side_name[2];
 
 /* The proxy's own commands count up from here, far above clients' ids. */
 #define PROXY_ID_BASE 1000000000LL
@@ -35,7 +31,7 @@ struct core {
 	struct log *log;              /* NULL: no log */
 	uint64_t queue_bytes;         /* per direction: past it, the producer is paused */
 	size_t pending_max;           /* commands awaiting an answer per connection */
-	int control_domain;           /* CDPProxy.* commands are answered (control.h) */
+	int selfdomain;               /* CDPProxy.* commands are answered (selfdomain.h) */
 	const char *policy_dir;       /* where a policy name finds NAME.json */
 	uint64_t marks;               /* CDPProxy.mark records written */
 	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
@@ -81,9 +77,16 @@ struct core_conn {
 void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t queue_bytes);
 /* Frees the policy and stats; the connections must be gone. */
 void core_free(struct core *core);
-/* Makes p (taken) the policy, logs it, and brings every live session in
- * line with it. source says how ("start", "PUT", "SIGHUP"). */
-void core_set_policy(struct core *core, struct policy *p, const char *source);
+/* Makes p (taken) the policy and logs it; source says how ("start", "PUT",
+ * "SIGHUP"). The live sessions are not brought in line with it: switch
+ * policies with route_set_policy, which does. */
+void core_install_policy(struct core *core, struct policy *p, const char *source);
+/* The policy named name: the file NAME.json in the core's policy directory
+ * (no path: nothing outside it). NULL with the reason in err. */
+struct policy *core_policy_by_name(const struct core *core, const char *name,
+				   char *err, size_t errlen);
+/* {"name","gen","since_us","policy"}: the policy in force. */
+json_t *core_policy_json(const struct core *core);
 /* The bytes about to be handled were read now, by one read of the socket or
  * pipe named by token: the clock is read once a read, not once a message.
  * The wall time is the monotonic one plus an offset read again every
@@ -96,17 +99,24 @@ static inline void core_new_round(struct core *core)
 }
 
 /* Adds cc (zeroed by the caller, embedded in the leg's own struct) for a
- * connection to path. Call core_conn_opened once the legs are set. */
+ * connection to path. Call route_conn_opened once the legs are set. */
 void core_conn_init(struct core *core, struct core_conn *cc, const struct core_leg_ops *ops,
 		    const char *path);
-/* Sends what the policy injects for a page connection's own session. */
-void core_conn_opened(struct core_conn *cc);
 /* Removes cc and frees what it holds (not cc itself). */
 void core_conn_free(struct core_conn *cc);
 
-/* One whole message from side `from`: scanned, tracked, decided by the
- * policy, counted, logged, and queued for the other side. Takes m. */
-void core_deliver(struct core_conn *cc, enum side from, struct msg *m);
+/* A leg's reports of its connection's life, which the core logs as the
+ * records "open", "close" and "too_large", in one schema for every leg
+ * (README, "Log format"). The connection opened: its client is cc->client
+ * (set it first), leg says the transport ("websocket", "pipe") and
+ * upstream what is on the other side (an address, a browser). */
+void core_report_open(struct core_conn *cc, const char *leg, const char *upstream);
+/* Side s is closed, by whom (side_name[], or "proxy"), with the WebSocket
+ * close code (a pipe's end: 1000) and reason ("" when none). */
+void core_report_close(struct core_conn *cc, enum side s, const char *by, int code,
+		       const char *reason);
+/* A message from side `from` of at least `bytes` is over the limit `max`. */
+void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes, uint64_t max);
 /* Queues m for side `to`, and pauses reading side `producer` (the side
  * whose message made it) while out[to] is over the core's byte budget.
  * Dropped when side `to` is shut. Takes m. */
@@ -122,8 +132,5 @@ static inline int core_paused(const struct core_conn *cc, enum side s)
 {
 	return cc->paused_by[s] != 0;
 }
-
-/* route.c: the policy changed: bring cc's sessions in line (core_set_policy). */
-void route_sync(struct core_conn *cc);
 
 #endif

@@ -1,5 +1,5 @@
-/* msg: whole CDP messages in buffers with framing headroom, and the byte-
- * counted FIFOs they wait in. Pure: no sockets, no framing. */
+/* msg: whole CDP messages in buffers with framing headroom, pooled by size
+ * class. Pure: no sockets, no framing. */
 #include "msg.h"
 
 #include <stdlib.h>
@@ -82,38 +82,4 @@ void msg_grow(struct msg *m, size_t cap)
 		free(m->buf);
 	m->buf = buf;
 	m->cap = cap;
-}
-
-void queue_push(struct queue *q, struct msg *m)
-{
-	m->next = NULL;
-	if (q->tail)
-		q->tail->next = m;
-	else
-		q->head = m;
-	q->tail = m;
-	q->bytes += msg_cost(m);
-	q->n++;
-}
-
-struct msg *queue_pop(struct queue *q)
-{
-	struct msg *m = q->head;
-
-	if (!m)
-		return NULL;
-	q->head = m->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->bytes -= msg_cost(m);
-	q->n--;
-	return m;
-}
-
-void queue_clear(struct queue *q)
-{
-	struct msg *m;
-
-	while ((m = queue_pop(q)))
-		msg_free(m);
 }

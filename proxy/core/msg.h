@@ -1,5 +1,5 @@
-/* msg: whole CDP messages in buffers with framing headroom, and the byte-
- * counted FIFOs they wait in. Pure: no sockets, no framing. */
+/* msg: whole CDP messages in buffers with framing headroom (queue.h: the
+ * FIFOs they wait in). Pure: no sockets, no framing. */
 #ifndef CDPPROXY_MSG_H
 #define CDPPROXY_MSG_H
 
@@ -28,12 +28,6 @@ struct msg {
 /* The message's bytes. */
 #define MSG_DATA(m) ((m)->buf + MSG_PRE)
 
-struct queue {
-	struct msg *head, *tail;
-	size_t bytes;                 /* the messages' costs (msg_cost): memory, not lengths */
-	size_t n;
-};
-
 /* A message with room for len bytes after MSG_PRE, of type MSG_TEXT. */
 struct msg *msg_new(size_t len);
 void msg_free(struct msg *m);
@@ -47,10 +41,5 @@ static inline size_t msg_cost(const struct msg *m)
 {
 	return sizeof *m + MSG_PRE + m->cap;
 }
-
-void queue_push(struct queue *q, struct msg *m);
-/* Takes the head off q and returns it (NULL when empty). */
-struct msg *queue_pop(struct queue *q);
-void queue_clear(struct queue *q);
 
 #endif

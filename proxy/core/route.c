@@ -1,10 +1,12 @@
 /* route: what happens to one complete message: scan it, track its session,
  * apply the policy (pass, stub, reject, rewrite, drop, delay), count it, log
- * it and queue what results; and the commands the proxy sends on its own. */
+ * it and queue what results; the commands the proxy sends on its own; and
+ * policy switches. */
+#include "route.h"
+
 #include <string.h>
 
-#include "control.h"
-#include "core.h"
+#include "selfdomain.h"
 #include "util.h"
 
 static const char *const kind_names[] = { "other", "command", "response", "event" };
@@ -137,7 +139,7 @@ static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *
 		!strcmp(rec->kind, "invalid") ? "(invalid)" : "(other)";
 
 	stats_count(core->stats, name, rec->method ? rec->method_len : strlen(name),
-		    from == DOWN ? STATS_TO_UP : STATS_TO_DOWN, rec->bytes);
+		    !from, rec->bytes);
 	if (core->log && log)
 		log_message(core->log, rec);
 	if (core->tail)
@@ -154,7 +156,7 @@ static void route_emit_msg(struct core_conn *cc, enum side to, struct msg *m, co
 	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
 	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
-	struct log_rec rec = { .conn = cc->id, .dir = to == UP ? "up" : "down", .bytes = m->len,
+	struct log_rec rec = { .conn = cc->id, .to = to, .bytes = m->len,
 			       .by_proxy = 1, .body = buf, .body_len = m->len };
 
 	if (scan_message(buf, m->len, &r) == 0) {   /* always: we wrote it */
@@ -212,7 +214,7 @@ static void route_inject(struct core_conn *cc, const char *sid, const char *type
 	json_decref(cmds);
 }
 
-void core_conn_opened(struct core_conn *cc)
+void route_conn_opened(struct core_conn *cc)
 {
 	struct session *own = sessions_get(&cc->sessions, "");
 
@@ -220,7 +222,8 @@ void core_conn_opened(struct core_conn *cc)
 		route_inject(cc, "", own->type, DOWN);
 }
 
-void route_sync(struct core_conn *cc)
+/* The policy changed: brings cc's sessions in line (route_set_policy). */
+static void route_sync(struct core_conn *cc)
 {
 	size_t i = 0;
 	struct table_slot *ts;
@@ -281,23 +284,21 @@ static void route_answer(struct core_conn *cc, const struct scan_result *r, cons
 		    (json_int_t)rule->code, rule->message, policy_action_name(rule->action));
 }
 
-/* A CDPProxy.* command: answered by the proxy (control.c), never sent on. */
-static void route_control(struct core_conn *cc, const struct scan_result *r, const char *buf,
-			  struct log_rec *rec, const char *method, const char *session)
+/* A CDPProxy.* command: answered by the proxy (selfdomain.c), never sent
+ * on; a policy it asks for is switched to before the answer is sent. */
+static void route_selfdomain(struct core_conn *cc, const struct scan_result *r, const char *buf,
+			     struct log_rec *rec, const char *method, const char *session)
 {
-	/* Params past the bound are not even parsed: a 200 MiB label must not
-	 * hold up the loop. */
-	json_t *params = r->params.len > CONTROL_PARAMS_MAX ? NULL :
-		sessions_object_at(buf, &r->params), *result;
-	char msg[600] = "";
-	int code = 0;
+	struct selfdomain_result res;
 
 	rec->action = "control";
 	count_and_log(cc, DOWN, rec, 1);
-	result = params ? control_command(cc, method, session, params, &code, msg, sizeof msg) :
-		control_too_large(method, &code, msg, sizeof msg);
-	json_decref(params);
-	route_reply(cc, r, buf, method, result, code, msg, "control");
+	selfdomain_command(cc, method, session, buf, &r->params, &res);
+	if (res.policy) {
+		route_set_policy(cc->core, res.policy, "CDPProxy.setPolicy");
+		res.result = core_policy_json(cc->core);
+	}
+	route_reply(cc, r, buf, method, res.result, res.code, res.message, "control");
 }
 
 /* Rewrites m's params (result for a response) by rule. Returns the new
@@ -323,13 +324,20 @@ static struct msg *route_rewrite(struct msg *m, const struct policy_rule *rule, 
 	return out;
 }
 
-void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
+void route_set_policy(struct core *core, struct policy *p, const char *source)
+{
+	core_install_policy(core, p, source);
+	for (struct core_conn *cc = core->conns; cc; cc = cc->next)
+		route_sync(cc);
+}
+
+void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 {
 	struct core *core = cc->core;
 	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
 	struct log_rec rec = { .t = core->read_wall_us, .conn = cc->id,
-			       .dir = from == DOWN ? "up" : "down",
+			       .to = !from,
 			       .bytes = m->len, .body = buf, .body_len = m->len };
 	char method[NAME_BYTES], session[NAME_BYTES];   /* rooms for names_own */
 	const char *name;            /* the method, or a response's command's */
@@ -370,10 +378,10 @@ void core_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (pk == PK_COMMAND && core->control_domain && rec.method &&
-	    control_is_ours(rec.method, rec.method_len)) {
+	if (pk == PK_COMMAND && core->selfdomain && rec.method &&
+	    selfdomain_owns(rec.method, rec.method_len)) {
 		names_own(&rec, &msg, method, session);
-		route_control(cc, &r, buf, &rec, msg.method, session);
+		route_selfdomain(cc, &r, buf, &rec, msg.method, session);
 		msg_free(m);
 		return;
 	}

@@ -13,10 +13,10 @@
 #include <time.h>
 
 #include "conn.h"
-#include "control.h"
 #include "discovery.h"
 #include "listen.h"
 #include "proxy.h"
+#include "route.h"
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
@@ -102,7 +102,7 @@ static json_t *error_json(const char *msg)
 
 static json_t *admin_policy(struct proxy *px)
 {
-	return control_policy_json(&px->core);
+	return core_policy_json(&px->core);
 }
 
 static json_t *admin_stats(struct proxy *px)
@@ -173,7 +173,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		return;
 	}
 	if (name && json_object_size(doc) == 1)
-		p = control_policy_by_name(&px->core, name, err, sizeof err);
+		p = core_policy_by_name(&px->core, name, err, sizeof err);
 	else
 		p = policy_parse(doc, "put", "PUT /proxy/policy", err, sizeof err);
 	json_decref(doc);
@@ -181,7 +181,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		reply_json(r, 400, error_json(err));
 		return;
 	}
-	core_set_policy(&px->core, p, "PUT");
+	route_set_policy(&px->core, p, "PUT");
 	reply_json(r, 200, admin_policy(px));
 }
 

@@ -173,7 +173,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 		log_show_secrets(lg);
 	core_init(&px->core, p, lg, cfg->queue_bytes);
 	px->core.policy_dir = cfg->policy_dir;
-	px->core.control_domain = !cfg->no_control_domain;
+	px->core.selfdomain = !cfg->no_control_domain;
 	tail_init(&px->tail, TAIL_ENTRIES);
 
 	memset(&info, 0, sizeof info);

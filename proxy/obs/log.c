@@ -193,7 +193,7 @@ void log_message(struct log *lg, const struct log_rec *r)
 	e->t = r->t ? r->t : util_now_us();
 	e->gen = lg->gen;
 	e->conn = r->conn;
-	e->dir = r->dir;
+	e->dir = side_dir[r->to];
 	e->kind = r->kind;
 	e->action = r->action;
 	e->has_id = (uint8_t)!!r->has_id;

@@ -8,13 +8,15 @@
 
 #include <jansson.h>
 
-/* One forwarded message. dir, kind and action are short names (16 bytes at
+#include "side.h"
+
+/* One forwarded message. kind and action are short names (16 bytes at
  * most, NUL-terminated); method, session and body are decoded bytes (not
  * NUL-terminated). NULL leaves a field out. */
 struct log_rec {
 	uint64_t t;               /* wall clock, us; 0: now */
 	uint64_t conn;
-	const char *dir;          /* "up" (to Chrome) or "down" (to the client) */
+	enum side to;             /* where it goes: logged as "dir", side_dir[to] */
 	const char *kind;         /* command, response, event, other, binary, invalid */
 	int has_id;
 	int64_t id;

@@ -1,4 +1,4 @@
-/* stats: per-method message counters and log2 round-trip histograms. */
+/* stats: per-method message counters and round-trip histograms (hist.h). */
 #include "stats.h"
 
 #include <inttypes.h>
@@ -15,7 +15,7 @@
 #define HLL_BITS 10                    /* 1,024 registers: about 3% error */
 
 struct counts {
-	uint64_t messages[2], bytes[2];  /* indexed by enum stats_dir */
+	uint64_t messages[2], bytes[2];  /* indexed by the side they went to */
 };
 
 struct method_stats {
@@ -45,71 +45,6 @@ struct row {
 	const struct counts *c;
 	const struct hist *rtt;  /* NULL for domains */
 };
-
-void hist_add(struct hist *h, uint64_t v)
-{
-	/* Bucket 63 also takes v >= 2^63, which has no bucket of its own. */
-	int b = v ? 64 - __builtin_clzll(v) : 0;
-
-	h->bucket[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
-	h->n++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-}
-
-/* The exclusive upper bound 2^b of bucket b; 0 for bucket 0 (v == 0), and
- * UINT64_MAX for the last bucket, which is open-ended. */
-static uint64_t bucket_bound(int b)
-{
-	if (b == 0)
-		return 0;
-	return b < HIST_BUCKETS - 1 ? 1ull << b : UINT64_MAX;
-}
-
-uint64_t hist_quantile(const struct hist *h, double q)
-{
-	uint64_t rank, seen = 0;
-
-	if (!h->n)
-		return 0;
-	/* The rank of the q-quantile is ceil(q n); the slack keeps 0.9 * 100
-	 * from rounding up to 91. */
-	rank = (uint64_t)ceil(q * (double)h->n - 1e-9);
-	if (rank < 1)
-		rank = 1;
-	if (rank > h->n)
-		rank = h->n;
-	for (int b = 0; b < HIST_BUCKETS; b++) {
-		seen += h->bucket[b];
-		if (seen >= rank) {
-			uint64_t bound = bucket_bound(b);
-			return bound < h->max ? bound : h->max;
-		}
-	}
-	return h->max;
-}
-
-json_t *hist_json(const struct hist *h)
-{
-	json_t *buckets = json_object();
-	char key[24];
-
-	for (int b = 0; b < HIST_BUCKETS; b++) {
-		if (!h->bucket[b])
-			continue;
-		snprintf(key, sizeof key, "%" PRIu64, bucket_bound(b));
-		json_object_set_new(buckets, key, json_integer((json_int_t)h->bucket[b]));
-	}
-	return json_pack("{s:I,s:f,s:I,s:I,s:I,s:I,s:o}",
-			 "n", (json_int_t)h->n,
-			 "mean", h->n ? (double)h->sum / (double)h->n : 0.0,
-			 "p50", (json_int_t)hist_quantile(h, 0.50),
-			 "p90", (json_int_t)hist_quantile(h, 0.90),
-			 "p99", (json_int_t)hist_quantile(h, 0.99),
-			 "max", (json_int_t)h->max,
-			 "buckets", buckets);
-}
 
 struct stats *stats_new(void)
 {
@@ -223,12 +158,12 @@ void stats_reset(struct stats *st)
 }
 
 void stats_count(struct stats *st, const char *method, size_t mlen,
-		 enum stats_dir dir, size_t bytes)
+		 enum side to, size_t bytes)
 {
 	struct method_stats *m = method_get(st, method, mlen);
 
-	m->c.messages[dir]++;
-	m->c.bytes[dir] += bytes;
+	m->c.messages[to]++;
+	m->c.bytes[to] += bytes;
 }
 
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec)
@@ -254,9 +189,9 @@ static void domains_collect(const struct stats *st, struct table *domains)
 		void **v = table_put(domains, s->key, stats_domain_len(s->key, s->klen));
 		struct counts *d = *v ? *v : (*v = xcalloc(1, sizeof(struct counts)));
 
-		for (int dir = 0; dir < 2; dir++) {
-			d->messages[dir] += m->c.messages[dir];
-			d->bytes[dir] += m->c.bytes[dir];
+		for (int to = DOWN; to <= UP; to++) {
+			d->messages[to] += m->c.messages[to];
+			d->bytes[to] += m->c.bytes[to];
 		}
 	}
 }
@@ -283,10 +218,10 @@ static void set_raw_key(json_t *obj, const char *key, size_t klen, json_t *val)
 static json_t *counts_json(const struct counts *c)
 {
 	return json_pack("{s:[I,I],s:[I,I]}",
-			 "messages", (json_int_t)c->messages[STATS_TO_UP],
-			 (json_int_t)c->messages[STATS_TO_DOWN],
-			 "bytes", (json_int_t)c->bytes[STATS_TO_UP],
-			 (json_int_t)c->bytes[STATS_TO_DOWN]);
+			 "messages", (json_int_t)c->messages[UP],
+			 (json_int_t)c->messages[DOWN],
+			 "bytes", (json_int_t)c->bytes[UP],
+			 (json_int_t)c->bytes[DOWN]);
 }
 
 json_t *stats_json(const struct stats *st)
@@ -320,12 +255,12 @@ void stats_add_evicted(struct stats *st, uint64_t n)
 
 static uint64_t row_messages(const struct row *r)
 {
-	return r->c->messages[STATS_TO_UP] + r->c->messages[STATS_TO_DOWN];
+	return r->c->messages[UP] + r->c->messages[DOWN];
 }
 
 static uint64_t row_bytes(const struct row *r)
 {
-	return r->c->bytes[STATS_TO_UP] + r->c->bytes[STATS_TO_DOWN];
+	return r->c->bytes[UP] + r->c->bytes[DOWN];
 }
 
 /* Busiest first: more messages, then more bytes, then by name. */
@@ -385,8 +320,8 @@ static void print_rows(FILE *out, const char *title, int with_rtt,
 		const struct row *r = &rows[i];
 		fprintf(out, "%-*.*s %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64,
 			w, (int)(r->len < 60 ? r->len : 60), r->name,
-			r->c->messages[STATS_TO_UP], r->c->messages[STATS_TO_DOWN],
-			r->c->bytes[STATS_TO_UP], r->c->bytes[STATS_TO_DOWN]);
+			r->c->messages[UP], r->c->messages[DOWN],
+			r->c->bytes[UP], r->c->bytes[DOWN]);
 		if (r->rtt && !r->rtt->n)  /* events and unanswered commands */
 			fprintf(out, " %10s %10s %10s %10s", "-", "-", "-", "-");
 		else if (r->rtt)

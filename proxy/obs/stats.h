@@ -1,4 +1,4 @@
-/* stats: per-method message counters and log2 round-trip histograms. */
+/* stats: per-method message counters and round-trip histograms (hist.h). */
 #ifndef CDPPROXY_STATS_H
 #define CDPPROXY_STATS_H
 
@@ -8,22 +8,8 @@
 
 #include <jansson.h>
 
-#define HIST_BUCKETS 64
-
-/* Bucket b counts values v with 2^(b-1) <= v < 2^b (bucket 0: v == 0). */
-struct hist {
-	uint64_t bucket[HIST_BUCKETS];
-	uint64_t n, sum, max;
-};
-
-void hist_add(struct hist *h, uint64_t v);
-/* The q-quantile (0 < q <= 1) as the upper bound of its bucket, capped at max;
- * 0 when empty. */
-uint64_t hist_quantile(const struct hist *h, double q);
-/* {"n","mean","p50","p90","p99","max","buckets":{"<upper bound>":count,...}} */
-json_t *hist_json(const struct hist *h);
-
-enum stats_dir { STATS_TO_UP = 0, STATS_TO_DOWN = 1 };  /* to Chrome, to the client */
+#include "hist.h"
+#include "side.h"
 
 struct stats;
 
@@ -34,11 +20,11 @@ struct stats;
 
 struct stats *stats_new(void);
 void stats_free(struct stats *st);
-/* Counts one message of `bytes` going in direction dir, filed under method
+/* Counts one message of `bytes` going to side `to`, filed under method
  * (bytes, not NUL-terminated). Responses are filed under their command's
  * method; a response with no known command under "(unmatched)". */
 void stats_count(struct stats *st, const char *method, size_t mlen,
-		 enum stats_dir dir, size_t bytes);
+		 enum side to, size_t bytes);
 /* The length of method's domain: its part before the first '.' (all of it
  * when it has none). */
 size_t stats_domain_len(const char *method, size_t mlen);

@@ -55,7 +55,7 @@ void tail_message(struct tail *t, const struct log_rec *rec, uint64_t now_us)
 	if (rec->has_rtt)
 		e->rtt_us = (int64_t)rec->rtt_us;
 	util_copy(e->kind, rec->kind ? rec->kind : "", sizeof e->kind);
-	util_copy(e->dir, rec->dir ? rec->dir : "", sizeof e->dir);
+	util_copy(e->dir, side_dir[rec->to], sizeof e->dir);
 	util_copy(e->action, rec->action ? rec->action : "", sizeof e->action);
 	if (rec->method)
 		copy_cut(e->method, sizeof e->method, rec->method, rec->method_len);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "msg.h"
+#include "queue.h"
 
 /* What a leg hands up. side is the caller's tag for the leg (pipeleg_init),
  * opaque here: the core's enum side. */

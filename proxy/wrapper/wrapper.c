@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "policy.h"
 #include "proxy.h"
+#include "route.h"
 #include "util.h"
 
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
@@ -429,7 +430,7 @@ void wrapper_serve(struct wrapper *w, struct proxy *px)
 void wrapper_reload(struct wrapper *w, struct policy *p)
 {
 	(void)w;
-	core_set_policy(&served->core, p, "SIGHUP");
+	route_set_policy(&served->core, p, "SIGHUP");
 	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
 		(unsigned long long)served->core.policy_gen);
 }

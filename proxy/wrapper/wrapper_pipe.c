@@ -16,6 +16,7 @@
 
 #include "pipeleg.h"
 #include "proxy.h"
+#include "route.h"
 #include "util.h"
 
 #define PIPE_BYTES (1 << 20)      /* asked of the kernel for Chromium's pipes */
@@ -67,7 +68,7 @@ static void leg_deliver(void *ctx, int side, const char *buf, size_t len)
 
 	memcpy(MSG_DATA(m), buf, len);
 	m->len = len;
-	core_deliver(&r->cc, (enum side)side, m);
+	route_deliver(&r->cc, (enum side)side, m);
 }
 
 static void leg_refused(void *ctx, int side, uint64_t bytes)
@@ -77,10 +78,7 @@ static void leg_refused(void *ctx, int side, uint64_t bytes)
 	fprintf(stderr, "cdpproxy-chromium: refused a message from the %s of %llu bytes or more "
 		"(no NUL within CDPPROXY_MAX_MESSAGE, %llu bytes): discarded\n", side_name[side],
 		(unsigned long long)bytes, (unsigned long long)r->w->cfg.max_message);
-	if (r->px.core.log)
-		log_event(r->px.core.log, r->cc.id, "too_large", json_pack("{s:s, s:I, s:I}",
-			  "from", side_name[side], "bytes_at_least", (json_int_t)bytes,
-			  "max", (json_int_t)r->w->cfg.max_message));
+	core_report_too_large(&r->cc, (enum side)side, bytes, r->w->cfg.max_message);
 }
 
 static void leg_written(void *ctx, int side)
@@ -279,9 +277,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	close(from[1]);
 
 	core_conn_init(&r.px.core, &r.cc, &pipe_ops, "/devtools/browser");
-	if (r.px.core.log)
-		log_event(r.px.core.log, r.cc.id, "open", json_pack("{s:s, s:s}", "path", "pipe",
-			  "upstream", w->cfg.chromium));
+	core_report_open(&r.cc, "pipe", w->cfg.chromium);
 	pipeleg_init(&r.leg[DOWN], DOWN, in, outfd, w->cfg.max_message, &leg_ops, &r);
 	pipeleg_init(&r.leg[UP], UP, from[0], to[1], w->cfg.max_message, &leg_ops, &r);
 	r.rwsi[DOWN] = adopt(&r, in);
@@ -294,7 +290,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 		proxy_stop(&r.px);
 		return -1;
 	}
-	core_conn_opened(&r.cc);
+	route_conn_opened(&r.cc);
 	r.px.on_wake = pipe_tend;
 	r.px.on_round = pipe_flush;
 	lws_sul_schedule(r.px.ctx, 0, &r.sul, tend_tick, TEND_US);
@@ -303,9 +299,8 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	r.px.on_wake = NULL;
 	r.px.on_round = NULL;
 	wrapper_serve(w, NULL);   /* the context goes now */
-	if (r.px.core.log)
-		log_event(r.px.core.log, r.cc.id, "close", json_pack("{s:s, s:i, s:s}", "side", "client",
-			  "code", 1000, "by", r.in_done[DOWN] ? "client" : "upstream"));
+	for (int s = DOWN; s <= UP; s++)   /* a pipe's end is a normal closure */
+		core_report_close(&r.cc, (enum side)s, r.in_done[DOWN] ? "client" : "upstream", 1000, "");
 	for (int s = DOWN; s <= UP; s++) {
 		if (r.rwsi[s])
 			lws_set_timeout(r.rwsi[s], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_SYNC);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "route.h"
 #include "util.h"
 
 #define BATCH_SMALL (16 * 1024)    /* messages up to this are copied into the batch */
@@ -68,9 +69,7 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	c->gone[s] = 1;
 	c->wsi[s] = NULL;
 	core_shut(&c->cc, s, 1);
-	if (c->px->core.log)
-		log_event(c->px->core.log, c->cc.id, "close", json_pack("{s:s, s:i, s:o, s:s}",
-			  "side", side_name[s], "code", code, "reason", util_json_str(reason), "by", by));
+	core_report_close(&c->cc, s, by, code, reason);
 	if (!c->gone[!s]) {
 		conn_close_side(c, !s, code, reason);
 		return;
@@ -124,10 +123,7 @@ int conn_rx_data(struct conn *c, enum side s, int type, const void *in, size_t l
 	uint64_t need = (m ? m->len : 0) + len + frame_rest;
 
 	if (need > max && !c->discarding[s]) {
-		if (c->px->core.log)
-			log_event(c->px->core.log, c->cc.id, "too_large", json_pack("{s:s, s:I, s:I}",
-				  "from", side_name[s], "bytes_at_least", (json_int_t)need,
-				  "max", (json_int_t)max));
+		core_report_too_large(&c->cc, s, need, max);
 		if (m)
 			msg_free(m);
 		c->rx[s] = NULL;
@@ -163,7 +159,7 @@ int conn_rx_data(struct conn *c, enum side s, int type, const void *in, size_t l
 	if (!final)
 		return 0;
 	c->rx[s] = NULL;
-	core_deliver(&c->cc, s, m);
+	route_deliver(&c->cc, s, m);
 	return 0;
 }
 
@@ -414,9 +410,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 	}
 	c->wsi[DOWN] = down;
 	lws_set_opaque_user_data(down, c);
-	if (px->core.log)
-		log_event(px->core.log, c->cc.id, "open", json_pack("{s:o, s:s, s:o}", "path", util_json_str(path),
-			  "upstream", px->upstream, "client", client_json(&c->cc.client)));
+	core_report_open(&c->cc, "websocket", px->upstream);
 
 	if (upstream_open(c) < 0 && !c->gone[UP]) {
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
@@ -425,7 +419,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 	if (!c->gone[UP])
 		lws_sul_schedule(px->ctx, 0, &c->up_timer, conn_up_timeout,
 				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
-	core_conn_opened(&c->cc);
+	route_conn_opened(&c->cc);
 	return c;
 }
 

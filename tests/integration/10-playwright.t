@@ -103,6 +103,7 @@ test('proxy exits cleanly; log shows each page session\'s Network.enable', { ...
     assert.ok(s && s.sessionId, `${label}: page session known from /proxy/stats`);
     const open = records.find((r) => r.kind === 'open' && r.conn === s.conn);
     assert.ok(open && /^\/devtools\/browser\//.test(open.path), `${label}: conn ${s.conn} opened on /devtools/browser/: ${JSON.stringify(open)}`);
+    assert.equal(open.leg, 'websocket', `${label}: on the WebSocket leg`);
     const cmd = records.find((r) => r.dir === 'up' && r.kind === 'command' && r.method === 'Network.enable' &&
       r.session === s.sessionId && r.conn === s.conn);
     assert.ok(cmd, `${label}: log has Network.enable sent up on conn ${s.conn} session ${s.sessionId}`);

@@ -94,8 +94,13 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
   const left = h.allPids().filter((p) => h.alive(p) && h.cmdline(p)[0] === h.WRAPPER_BIN);
   assert.deepEqual(left, [], 'no wrapper process left');
   for (const [file, log] of Object.entries(plain.logs)) {
-    assert.ok(log.some((r) => r.kind === 'open'), `${file}: the pipe's open is logged`);
-    assert.ok(log.some((r) => r.kind === 'close'), `${file}: and its close`);
+    // The WebSocket leg's schema: the core writes both legs' records.
+    const open = log.find((r) => r.kind === 'open');
+    assert.ok(open && open.leg === 'pipe' && open.path === '/devtools/browser' && typeof open.upstream === 'string' &&
+      open.client && open.client.library === 'unknown', `${file}: the pipe's open is logged: ${JSON.stringify(open)}`);
+    const closes = log.filter((r) => r.kind === 'close');
+    assert.deepEqual(closes.map((r) => [r.side, r.code, r.reason, r.by === 'client' || r.by === 'upstream']).sort(),
+      [['client', 1000, '', true], ['upstream', 1000, '', true]], `${file}: and its close, a record per side: ${JSON.stringify(closes)}`);
   }
 });
 

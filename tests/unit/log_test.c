@@ -229,13 +229,13 @@ static void test_fields(void)
 {
 	static const char method[] = "Network.enableXYZ", session[] = "S1-and-more";
 	struct log_rec recs[3] = {
-		{ .conn = 7, .dir = "up", .kind = "response", .has_id = 1, .id = 42,
+		{ .conn = 7, .to = UP, .kind = "response", .has_id = 1, .id = 42,
 		  .method = method, .method_len = 14, .session = session, .session_len = 2,
 		  .bytes = 123, .has_rtt = 1, .rtt_us = 2500, .has_error = 1, .error = -32601,
 		  .body = "{\"id\":42}", .body_len = 9 },
-		{ .conn = 8, .dir = "down", .kind = "event", .method = "Page.loadEventFired",
+		{ .conn = 8, .to = DOWN, .kind = "event", .method = "Page.loadEventFired",
 		  .method_len = 19, .bytes = 77 },
-		{ .conn = 9, .dir = "down", .kind = "response", .has_id = 1, .id = 0,
+		{ .conn = 9, .to = DOWN, .kind = "response", .has_id = 1, .id = 0,
 		  .has_rtt = 1, .rtt_us = 0, .bytes = 0 },
 	};
 	uint64_t before = util_now_us(), after;
@@ -299,7 +299,7 @@ static void test_numbers(void)
 	id[N - 1] = INT64_MAX;
 	bytes[N - 1] = UINT64_MAX;   /* jansson reads no such number: the text is checked */
 	for (int i = 0; i < N; i++)
-		recs[i] = (struct log_rec){ .conn = (uint64_t)i, .dir = "up", .kind = "command",
+		recs[i] = (struct log_rec){ .conn = (uint64_t)i, .to = UP, .kind = "command",
 					    .has_id = 1, .id = id[i], .bytes = bytes[i] };
 	all = log_these("numbers.log", 0, recs, N);
 	for (int i = 0; i < N - 1; i++) {
@@ -321,7 +321,7 @@ static void test_escapes(void)
 	static const char nasty[] = "q\"b\\s/n\nt\tc\x01\x1f" "del\x7f" "nul\0e\xc3\xa9" "x\xf0\x9f\x98\x80";
 	static const char sid[] = "\"}{\"\\";
 	size_t n = sizeof nasty - 1;
-	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "invalid", .method = nasty,
+	struct log_rec rec = { .conn = 1, .to = DOWN, .kind = "invalid", .method = nasty,
 			       .method_len = n, .session = sid, .session_len = sizeof sid - 1,
 			       .bytes = n, .body = nasty, .body_len = n };
 	json_t *all = log_these("escapes.log", 1024, &rec, 1), *r = json_array_get(all, 0);
@@ -344,9 +344,9 @@ static void test_not_utf8(void)
 {
 	static const char bin[] = "\x00\x01\xff\xfe\x80 ok \xc3(\xed\xa0\x80\xf4\x90\x80\x80\xc0\xaf\xe0\x80\xaf";
 	struct log_rec recs[2] = {
-		{ .conn = 1, .dir = "up", .kind = "binary", .bytes = sizeof bin - 1,
+		{ .conn = 1, .to = UP, .kind = "binary", .bytes = sizeof bin - 1,
 		  .body = bin, .body_len = sizeof bin - 1 },
-		{ .conn = 1, .dir = "up", .kind = "command", .method = "Page.\xffx", .method_len = 7,
+		{ .conn = 1, .to = UP, .kind = "command", .method = "Page.\xffx", .method_len = 7,
 		  .session = "\xc3\xa9", .session_len = 1, .bytes = 9 },
 	};
 #define R "\xef\xbf\xbd"
@@ -387,7 +387,7 @@ static void test_escape_positions(void)
 		for (size_t at = 0; at + sl <= len; at++) {
 			/* exactly len bytes, so ASan sees a read past the end */
 			char *in = xmalloc(len);
-			struct log_rec rec = { .conn = 1, .dir = "up", .kind = "command",
+			struct log_rec rec = { .conn = 1, .to = UP, .kind = "command",
 					       .method = in, .method_len = len, .bytes = 1 };
 			json_t *all, *r;
 			memset(in, 'a' + (int)(at % 26), len);
@@ -435,7 +435,7 @@ static void test_bodies(void)
 
 	memset(recs, 0, sizeof recs);
 	for (size_t i = 0; i < n; i++) {
-		recs[i] = (struct log_rec){ .conn = i, .dir = "up", .kind = "invalid",
+		recs[i] = (struct log_rec){ .conn = i, .to = UP, .kind = "invalid",
 					    .body = cases[i].body, .body_len = strlen(cases[i].body) };
 		recs[i].bytes = recs[i].body_len;
 	}
@@ -461,7 +461,7 @@ static void test_big_body(void)
 {
 	size_t n = 3 << 20;
 	char *body = xmalloc(n);
-	struct log_rec rec = { .conn = 1, .dir = "down", .kind = "invalid", .has_id = 1, .id = 1,
+	struct log_rec rec = { .conn = 1, .to = DOWN, .kind = "invalid", .has_id = 1, .id = 1,
 			       .bytes = n, .body = body, .body_len = n };
 	json_t *all, *v;
 
@@ -485,10 +485,10 @@ static void test_json_bodies(void)
 	static const char cookie_free[] = "{\"method\":\"Network.getCookies\",\"id\":2}";
 	static const char secret[] = "{\"id\":3,\"result\":{\"headers\":{\"Cookie\":\"a=b\"}}}";
 	struct log_rec recs[4] = {
-		{ .conn = 1, .dir = "up", .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
-		{ .conn = 1, .dir = "up", .kind = "command", .body = cookie_free, .body_len = sizeof cookie_free - 1 },
-		{ .conn = 1, .dir = "down", .kind = "response", .body = secret, .body_len = sizeof secret - 1 },
-		{ .conn = 1, .dir = "up", .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
+		{ .conn = 1, .to = UP, .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
+		{ .conn = 1, .to = UP, .kind = "command", .body = cookie_free, .body_len = sizeof cookie_free - 1 },
+		{ .conn = 1, .to = DOWN, .kind = "response", .body = secret, .body_len = sizeof secret - 1 },
+		{ .conn = 1, .to = UP, .kind = "command", .body = pretty, .body_len = sizeof pretty - 1 },
 	};
 	json_t *all, *b;
 
@@ -564,10 +564,10 @@ static void test_policy_fields(void)
 		return;
 	}
 	log_set_gen(lg, 3);
-	log_message(lg, &(struct log_rec){ .conn = 1, .dir = "up", .kind = "command",
+	log_message(lg, &(struct log_rec){ .conn = 1, .to = UP, .kind = "command",
 					   .method = "Network.enable", .method_len = 14,
 					   .action = "rewrite", .bytes = 60 });
-	log_message(lg, &(struct log_rec){ .conn = 1, .dir = "down", .kind = "response",
+	log_message(lg, &(struct log_rec){ .conn = 1, .to = DOWN, .kind = "response",
 					   .by_proxy = 1, .bytes = 20 });
 	log_event(lg, 0, "policy", json_object());
 	log_close(lg);
@@ -599,7 +599,7 @@ static void test_many(void)
 		return;
 	}
 	for (i = 0; i < N; i++) {
-		struct log_rec rec = { .conn = 1, .dir = i % 2 ? "down" : "up",
+		struct log_rec rec = { .conn = 1, .to = i % 2 ? DOWN : UP,
 				       .kind = i % 2 ? "response" : "command", .has_id = 1,
 				       .id = (int64_t)i, .method = method, .bytes = i };
 		rec.method_len = (size_t)snprintf(method, sizeof method, "Runtime.evaluate%zu", i);
@@ -608,7 +608,7 @@ static void test_many(void)
 			log_event(lg, 1, "mark", json_pack("{s:I}", "at", (json_int_t)i));
 	}
 	ok(size_of(path) > 0, "large output reaches the file with no log_flush");
-	log_message(lg, &(struct log_rec){ .conn = 2, .dir = "up", .kind = "other", .bytes = 1 });
+	log_message(lg, &(struct log_rec){ .conn = 2, .to = UP, .kind = "other", .bytes = 1 });
 	log_close(lg);
 	all = records(path);
 	is_int(json_array_size(all), N + N / 1000 + 1, "every record and event is a line");
@@ -638,7 +638,7 @@ static void test_flush(void)
 		ok(0, "log_open flush.log: %s", err);
 		return;
 	}
-	log_message(lg, &(struct log_rec){ .conn = 2, .dir = "up", .kind = "other", .bytes = 1 });
+	log_message(lg, &(struct log_rec){ .conn = 2, .to = UP, .kind = "other", .bytes = 1 });
 	is_int(size_of(path), 0, "one record is buffered, not written");
 	log_flush(lg);
 	ok(size_of(path) > 0, "log_flush has written it when it returns");
@@ -654,7 +654,7 @@ static void test_flush(void)
  * log_close's count of lost records. */
 static uint64_t log_n(struct log *lg, int n)
 {
-	struct log_rec r = { .conn = 1, .dir = "up", .kind = "command", .has_id = 1,
+	struct log_rec r = { .conn = 1, .to = UP, .kind = "command", .has_id = 1,
 			     .method = "Runtime.evaluate", .method_len = 16, .bytes = 100,
 			     .body = "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":"
 				     "\"'a fairly long expression to make the record longer than usual'\"}}",

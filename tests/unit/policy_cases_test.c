@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "route.h"
 #include "tap.h"
 #include "util.h"
 
@@ -73,7 +73,7 @@ static void case_start(struct run *r, const char *path)
 {
 	r->c = xcalloc(1, sizeof *r->c);
 	core_conn_init(&r->core, r->c, &rec_ops, path);
-	core_conn_opened(r->c);
+	route_conn_opened(r->c);
 }
 
 static json_t *parse_json(struct run *r, const char *text)
@@ -95,7 +95,7 @@ static void feed(struct run *r, enum side from, const char *text)
 	m->len = n;
 	/* Each message a read of its own, as proxy_read_clock sees it. */
 	core_read_clock(&r->core, NULL);
-	core_deliver(r->c, from, m);
+	route_deliver(r->c, from, m);
 }
 
 /* The next message queued for side s must equal want (as JSON). */
@@ -149,7 +149,7 @@ static void set_policy(struct run *r, const char *text, int sync)
 	}
 	json_decref(doc);
 	if (sync && r->c) {
-		core_set_policy(&r->core, p, "case");
+		route_set_policy(&r->core, p, "case");
 		return;
 	}
 	/* A case's policy before its first message: no switch, no re-sync. */

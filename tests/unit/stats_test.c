@@ -152,15 +152,15 @@ static struct stats *sample(void)
 	struct stats *st = stats_new();
 	static const char buf[] = "Page.navigateXYZ";  /* methods are not NUL-terminated */
 
-	stats_count(st, "Network.enable", 14, STATS_TO_UP, 40);
-	stats_count(st, "Network.enable", 14, STATS_TO_DOWN, 20);
-	stats_count(st, "Network.requestWillBeSent", 25, STATS_TO_DOWN, 1000);
-	stats_count(st, "Network.requestWillBeSent", 25, STATS_TO_DOWN, 1500);
-	stats_count(st, buf, 13, STATS_TO_UP, 100);
-	stats_count(st, buf, 13, STATS_TO_DOWN, 50);
-	stats_count(st, NULL, 0, STATS_TO_DOWN, 30);
-	stats_count(st, "(unmatched)", 11, STATS_TO_DOWN, 5);
-	stats_count(st, "Target", 6, STATS_TO_UP, 7);
+	stats_count(st, "Network.enable", 14, UP, 40);
+	stats_count(st, "Network.enable", 14, DOWN, 20);
+	stats_count(st, "Network.requestWillBeSent", 25, DOWN, 1000);
+	stats_count(st, "Network.requestWillBeSent", 25, DOWN, 1500);
+	stats_count(st, buf, 13, UP, 100);
+	stats_count(st, buf, 13, DOWN, 50);
+	stats_count(st, NULL, 0, DOWN, 30);
+	stats_count(st, "(unmatched)", 11, DOWN, 5);
+	stats_count(st, "Target", 6, UP, 7);
 	stats_rtt(st, "Network.enable", 14, 250);
 	stats_rtt(st, buf, 13, 12000);
 	stats_rtt(st, buf, 13, 3000);
@@ -258,12 +258,12 @@ static void test_no_alloc(void)
 
 	for (int i = 0; i < 100; i++)
 		stats_count(st, method, (size_t)snprintf(method, sizeof method, "D%d.m", i),
-			    STATS_TO_UP, 1);
+			    UP, 1);
 	before = mallinfo2().uordblks;
 	for (int r = 0; r < 1000; r++)
 		for (int i = 0; i < 100; i++) {
 			size_t len = (size_t)snprintf(method, sizeof method, "D%d.m", i);
-			stats_count(st, method, len, STATS_TO_DOWN, 10);
+			stats_count(st, method, len, DOWN, 10);
 			stats_rtt(st, method, len, (uint64_t)r * 97);
 		}
 	is_int(mallinfo2().uordblks - before, 0, "counting seen methods allocates nothing");
@@ -279,7 +279,7 @@ static void test_bad_utf8(void)
 	struct stats *st = stats_new();
 	json_t *j;
 
-	stats_count(st, "\xff\xfe.x", 4, STATS_TO_UP, 1);
+	stats_count(st, "\xff\xfe.x", 4, UP, 1);
 	j = stats_json(st);
 	is_int(jat(json_object_get(json_object_get(j, "methods"), "??.x"), "messages", 0), 1,
 	       "invalid UTF-8 method is kept as ??.x");
@@ -304,11 +304,11 @@ static void test_bounded(void)
 
 	for (int i = 0; i < n; i++)
 		stats_count(st, method, (size_t)snprintf(method, sizeof method, "D%d.m%08x", i % 97,
-							  (unsigned)i * 2654435761u), STATS_TO_UP, 10);
-	stats_count(st, "Network.enable", 14, STATS_TO_UP, 30);
-	stats_count(st, "Target.attachedToTarget", 23, STATS_TO_DOWN, 40);
-	stats_count(st, NULL, 0, STATS_TO_DOWN, 5);
-	stats_count(st, "(invalid)", 9, STATS_TO_UP, 7);
+							  (unsigned)i * 2654435761u), UP, 10);
+	stats_count(st, "Network.enable", 14, UP, 30);
+	stats_count(st, "Target.attachedToTarget", 23, DOWN, 40);
+	stats_count(st, NULL, 0, DOWN, 5);
+	stats_count(st, "(invalid)", 9, UP, 7);
 	j = stats_json(st);
 	m = json_object_get(j, "methods");
 	is_int(json_object_size(m), STATS_OTHER_METHODS + 5,
@@ -330,7 +330,7 @@ static void test_bounded(void)
 
 	for (int i = 0; i < n; i++)   /* the same names again: the estimate stays */
 		stats_count(st, method, (size_t)snprintf(method, sizeof method, "D%d.m%08x", i % 97,
-							  (unsigned)i * 2654435761u), STATS_TO_UP, 10);
+							  (unsigned)i * 2654435761u), UP, 10);
 	j = stats_json(st);
 	is_int(jint(json_object_get(j, "other_methods"), "pooled_names"), pooled,
 	       "names seen twice are counted once");
@@ -339,7 +339,7 @@ static void test_bounded(void)
 	json_decref(j);
 
 	stats_reset(st);
-	stats_count(st, "Y.new", 5, STATS_TO_UP, 1);
+	stats_count(st, "Y.new", 5, UP, 1);
 	j = stats_json(st);
 	ok(json_object_get(json_object_get(j, "methods"), "Y.new") != NULL,
 	   "after a reset, an unlisted name has its own record again");

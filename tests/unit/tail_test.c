@@ -7,7 +7,7 @@
 int main(void)
 {
 	struct tail t;
-	struct log_rec rec = { .conn = 3, .dir = "up", .kind = "command", .method = "Page.enable",
+	struct log_rec rec = { .conn = 3, .to = UP, .kind = "command", .method = "Page.enable",
 			       .method_len = 11, .bytes = 42 };
 	uint64_t lost, next;
 	json_t *a;
