@@ -5,14 +5,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/audit_stats.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/report.c"
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/scenario.c"
+#include "../../tools/cdpbench/audit/audit_stats.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/report/report.c"
+#include "../../tools/cdpbench/report/report_html.c"
+#include "../../tools/cdpbench/report/report_md.c"
+#include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
 #define ROUNDS 6

@@ -14,24 +14,24 @@
 /* Included for the functions the reports call; report.c, audit_report.c and
  * audit_findings.c each have a static num() (and the first two a ci_json()). */
 #define num audit_findings_num
-#include "../../tools/cdpbench/audit_findings.c"
+#include "../../tools/cdpbench/audit/audit_findings.c"
 #undef num
-#include "../../tools/cdpbench/audit_html.c"
-#include "../../tools/cdpbench/audit_junit.c"
-#include "../../tools/cdpbench/audit_report.c"
-#include "../../tools/cdpbench/audit_rig.c"
-#include "../../tools/cdpbench/audit_stats.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/replay.c"
+#include "../../tools/cdpbench/audit/audit_html.c"
+#include "../../tools/cdpbench/audit/audit_junit.c"
+#include "../../tools/cdpbench/audit/audit_report.c"
+#include "../../tools/cdpbench/audit/audit_rig.c"
+#include "../../tools/cdpbench/audit/audit_stats.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/scenario/replay.c"
 #define num report_c_num
 #define ci_json report_c_ci_json
-#include "../../tools/cdpbench/report.c"
+#include "../../tools/cdpbench/report/report.c"
 #undef num
 #undef ci_json
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/scenario.c"
+#include "../../tools/cdpbench/report/report_html.c"
+#include "../../tools/cdpbench/report/report_md.c"
+#include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
 #define ROUNDS 3

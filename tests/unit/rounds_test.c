@@ -5,13 +5,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/report.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/rounds.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/report/report.c"
+#include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_md.c"
+#include "../../tools/cdpbench/report/report_html.c"
+#include "../../tools/cdpbench/base/rounds.c"
 #include "tap.h"
 
 /* rounds.c runs trials; these tests only ask it which cells to run. */

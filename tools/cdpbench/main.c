@@ -131,7 +131,7 @@ void bench_find_dirs(struct bench_config *cfg)
 	else
 		exe[n] = '\0';
 	snprintf(cfg->bindir, sizeof cfg->bindir, "%s", dirname(exe));
-	snprintf(probe, sizeof probe, "%s/../tools/cdpbench/replays", cfg->bindir);
+	snprintf(probe, sizeof probe, "%s/../" SCENARIO_REPLAYS, cfg->bindir);
 	if (access(probe, R_OK) == 0 && strlen(cfg->bindir) + 4 < sizeof cfg->root)
 		snprintf(cfg->root, sizeof cfg->root, "%.*s/..", (int)sizeof cfg->root - 4, cfg->bindir);
 	else if (!getcwd(cfg->root, sizeof cfg->root))
