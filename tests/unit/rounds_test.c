@@ -12,20 +12,15 @@
 #include "../../tools/cdpbench/report/report_md.c"
 #include "../../tools/cdpbench/report/report_html.c"
 #include "../../tools/cdpbench/base/rounds.c"
+#include "../../tools/cdpbench/run/matrix.c"
 #include "tap.h"
 
-/* rounds.c runs trials; these tests only ask it which cells to run. */
+/* matrix.c runs trials; these tests only ask it which cells to run. */
 void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
 	       const struct scenario *sc, const char *body, const char *trial_id,
 	       struct bench_sample *out)
 {
 	(void)cfg, (void)ctx, (void)sink_port, (void)sc, (void)body, (void)trial_id, (void)out;
-}
-
-/* main.c's, for the progress line. */
-void bench_fmt_duration(double s, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.0fs", s);
 }
 
 enum { NONE, ATTACH, PAGE, NONE2, NCELLS };
