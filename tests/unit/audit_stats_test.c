@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "../../tools/cdpbench/audit/audit_stats.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_precision.c"
 #include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/report/report.c"
-#include "../../tools/cdpbench/report/report_html.c"
-#include "../../tools/cdpbench/report/report_md.c"
 #include "../../tools/cdpbench/scenario/scenario.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_precision.c"
 #include "tap.h"
 
 #define ROUNDS 6

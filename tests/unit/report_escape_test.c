@@ -11,8 +11,8 @@
 
 #include <libxml/HTMLparser.h>
 
-/* Included for the functions the reports call; report.c, audit_report.c and
- * audit_findings.c each have a static num() (and the first two a ci_json()). */
+/* Included for the functions the reports call; audit_report.c and
+ * audit_findings.c each have a static num(). */
 #define num audit_findings_num
 #include "../../tools/cdpbench/audit/audit_findings.c"
 #undef num
@@ -24,13 +24,12 @@
 #include "../../tools/cdpbench/report/report_findings.c"
 #include "../../tools/cdpbench/report/report_precision.c"
 #include "../../tools/cdpbench/scenario/replay.c"
-#define num report_c_num
-#define ci_json report_c_ci_json
-#include "../../tools/cdpbench/report/report.c"
-#undef num
-#undef ci_json
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
 #include "../../tools/cdpbench/report/report_html.c"
 #include "../../tools/cdpbench/report/report_md.c"
+#include "../../tools/cdpbench/report/report_out.c"
+#include "../../tools/cdpbench/report/report_view.c"
 #include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
@@ -278,6 +277,7 @@ static void report_files(void)
 	struct bench_sample samples[2][ROUNDS];
 	const char *bodies[] = { "u8" };
 	struct report rep;
+	struct report_view view;
 	char err[512];
 
 	memset(&cfg, 0, sizeof cfg);
@@ -323,10 +323,12 @@ static void report_files(void)
 	rep.notes = json_pack("[s]", "left out: " IMG " " MD);
 	report_compute(&rep);
 	json_array_append_new(rep.findings, json_string("a finding naming " SCRIPT " " APOS));
-	ok(report_write_md(&rep, strcat(strcpy((char[128]){ 0 }, dir), "/report.md"), err, sizeof err) == 0,
+	report_view_build(&view, &rep);
+	ok(report_write_md(&view, strcat(strcpy((char[128]){ 0 }, dir), "/report.md"), err, sizeof err) == 0,
 	   "report.md written (%s)", err);
-	ok(report_write_html(&rep, strcat(strcpy((char[128]){ 0 }, dir), "/report.html"), err, sizeof err) == 0,
+	ok(report_write_html(&view, strcat(strcpy((char[128]){ 0 }, dir), "/report.html"), err, sizeof err) == 0,
 	   "report.html written (%s)", err);
+	report_view_free(&view);
 	check_html("report.html");
 	check_md("report.md", NULL);
 	json_decref(rep.findings);

@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/report/report.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_md.c"
-#include "../../tools/cdpbench/report/report_html.c"
 #include "../../tools/cdpbench/base/rounds.c"
 #include "../../tools/cdpbench/run/matrix.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_precision.c"
 #include "tap.h"
 
 /* matrix.c runs trials; these tests only ask it which cells to run. */

@@ -17,6 +17,7 @@
 #include "placement.h"
 #include "replay.h"
 #include "report.h"
+#include "report_view.h"
 #include "matrix.h"
 #include "run.h"
 #include "scenario.h"
@@ -216,6 +217,7 @@ int run_main(int argc, char **argv)
 	struct scenario_list scen = { NULL, 0 };
 	struct scenario_env env;
 	struct report rep;
+	struct report_view view = { 0 };
 	struct report_cell *cells = NULL;
 	struct child sink;
 	struct lws_context *ctx = NULL;
@@ -419,9 +421,10 @@ int run_main(int argc, char **argv)
 	rep.interrupted = *stop;
 	child_stop(&sink);
 	report_compute(&rep);
-	report_print_table(&rep, stdout);
+	report_view_build(&view, &rep);
+	report_text(&view, stdout);
 	fflush(stdout);
-	if (report_write_files(&rep, err, sizeof err) < 0) {
+	if (report_write_files(&rep, &view, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpbench: %s\n", err);
 		goto out;
 	}
@@ -429,6 +432,7 @@ int run_main(int argc, char **argv)
 		rep.wall_s, cfg.out_dir);
 	rc = *stop ? 130 : 0;
 out:
+	report_view_free(&view);
 	child_stop(&sink);
 	if (ctx)
 		lws_context_destroy(ctx);
