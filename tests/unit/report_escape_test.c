@@ -11,16 +11,19 @@
 
 #include <libxml/HTMLparser.h>
 
-/* Included for the functions the reports call; audit_report.c and
+/* Included for the functions the reports call; audit_json.c and
  * audit_findings.c each have a static num(). */
 #define num audit_findings_num
 #include "../../tools/cdpbench/audit/audit_findings.c"
 #undef num
 #include "../../tools/cdpbench/audit/audit_html.c"
 #include "../../tools/cdpbench/audit/audit_junit.c"
-#include "../../tools/cdpbench/audit/audit_report.c"
+#include "../../tools/cdpbench/audit/audit_files.c"
+#include "../../tools/cdpbench/audit/audit_json.c"
+#include "../../tools/cdpbench/audit/audit_md.c"
 #include "../../tools/cdpbench/audit/audit_rig.c"
 #include "../../tools/cdpbench/audit/audit_stats.c"
+#include "../../tools/cdpbench/audit/audit_view.c"
 #include "../../tools/cdpbench/report/report_findings.c"
 #include "../../tools/cdpbench/report/report_precision.c"
 #include "../../tools/cdpbench/scenario/replay.c"
@@ -186,6 +189,7 @@ static void audit_files(void)
 	struct audit_run runs[ROUNDS * 2];
 	struct audit_rig rig;
 	struct audit a;
+	struct audit_view view;
 	char err[512], log[128], junit[128];
 	char *argv[] = { "npx", "playwright", "test", "--grep", "``" IMG "``", NULL };
 
@@ -253,7 +257,9 @@ static void audit_files(void)
 	snprintf(a.rig_from, sizeof a.rig_from, "%s/<img>|`", dir);
 	audit_compute(&a);
 	ok(a.ntests == 3, "three tests from the JUnit file (%zu)", a.ntests);
-	ok(audit_write_files(&a, err, sizeof err) == 0, "audit.json, audit.md, audit.html written (%s)", err);
+	audit_view_build(&view, &a);
+	ok(audit_write_files(&a, &view, err, sizeof err) == 0, "audit.json, audit.md, audit.html written (%s)", err);
+	audit_view_free(&view);
 	check_html("audit.html");
 	check_md("audit.md", "Started ");
 

@@ -127,12 +127,8 @@ json_t *audit_rig_json(const struct audit_rig *r);
 /* The rig's part as text (what `audit --log` prints). */
 void audit_rig_print(const json_t *rig, FILE *out);
 
-/* audit_report.c: audit.json, audit.md, audit.html in cfg->out_dir, and the
- * one-screen summary. */
-void audit_print_summary(const struct audit *a, FILE *out);
-int audit_write_files(const struct audit *a, char *err, size_t errlen);
-int audit_write_html(const struct audit *a, const char *path, char *err, size_t errlen);
-/* "1.23 s", "-" */
-const char *audit_secs(double v, char *buf, size_t len);
+/* audit_json.c: audit.json's document: every run and figure. The summary,
+ * audit.md and audit.html are rendered from an audit_view (audit_view.h). */
+json_t *audit_json(const struct audit *a);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "audit.h"
 #include "audit_findings.h"
+#include "audit_view.h"
 #include "policy.h"
 #include "report.h"
 #include "rounds.h"
@@ -225,6 +226,7 @@ int audit_main(int argc, char **argv)
 	};
 	static struct bench_config cfg;
 	static struct audit a;
+	static struct audit_view view;
 	const char *arms = DEFAULT_ARMS, *bench = NULL;
 	char **logs = NULL, err[512];
 	int nlogs = 0, c, li = 0, rc = 1, total;
@@ -334,9 +336,10 @@ int audit_main(int argc, char **argv)
 	a.interrupted = *stop;
 	audit_compute(&a);
 	analyse(&a, bench);
-	audit_print_summary(&a, stdout);
+	audit_view_build(&view, &a);
+	audit_text(&view, stdout);
 	fflush(stdout);
-	if (audit_write_files(&a, err, sizeof err) < 0) {
+	if (audit_write_files(&a, &view, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpbench audit: %s\n", err);
 		goto out;
 	}
@@ -344,6 +347,7 @@ int audit_main(int argc, char **argv)
 		a.wall_s, cfg.out_dir);
 	rc = *stop ? 130 : 0;
 out:
+	audit_view_free(&view);
 	for (size_t i = 0; a.runs && i < (size_t)(cfg.warmup_rounds + cfg.rounds) * a.narms; i++)
 		audit_run_free(&a.runs[i]);
 	free(a.runs);
