@@ -11,11 +11,8 @@
 
 #include <libxml/HTMLparser.h>
 
-/* Included for the functions the reports call; audit_json.c and
- * audit_findings.c each have a static num(). */
-#define num audit_findings_num
+/* Included for the functions the reports call. */
 #include "../../tools/cdpbench/audit/audit_findings.c"
-#undef num
 #include "../../tools/cdpbench/audit/audit_html.c"
 #include "../../tools/cdpbench/audit/audit_junit.c"
 #include "../../tools/cdpbench/audit/audit_files.c"

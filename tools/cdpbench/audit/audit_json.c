@@ -1,20 +1,7 @@
 /* audit_json: audit.json: every run, every figure, the environment and the
  * command, for programs to read. */
-#include <math.h>
-
 #include "audit.h"
 #include "report.h"
-
-static json_t *num(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *ci_json(const struct estimate_ci *ci)
-{
-	return json_pack("{s:o,s:o,s:o,s:I}", "point", num(ci->point), "lo", num(ci->lo), "hi",
-			 num(ci->hi), "n", (json_int_t)ci->n);
-}
 
 static json_t *run_json(const struct audit *a, int round, size_t arm)
 {
@@ -45,17 +32,18 @@ json_t *audit_json(const struct audit *a)
 			json_array_append_new(runs, run_json(a, round, i));
 		json_array_append_new(arms, json_pack("{s:s,s:o,s:i,s:i,s:o,s:o,s:b,s:o,s:o}",
 			"name", arm->name, "policy", arm->policy ? json_string(arm->policy) : json_null(),
-			"runs_ok", arm->nok, "runs_failed", arm->nfail, "wall_seconds", ci_json(&arm->wall),
-			"ratio", ci_json(&arm->ratio), "ratio_excludes_1",
+			"runs_ok", arm->nok, "runs_failed", arm->nfail,
+			"wall_seconds", report_ci_json(&arm->wall),
+			"ratio", report_ci_json(&arm->ratio), "ratio_excludes_1",
 			estimate_ci_excludes(&arm->ratio, 1.0), "ratio_to_passthrough",
-			ci_json(&arm->vs_pass), "runs", runs));
+			report_ci_json(&arm->vs_pass), "runs", runs));
 	}
 	for (size_t t = 0; t < a->ntests; t++) {
 		json_t *per = json_array();
 		for (size_t i = 0; i < a->narms; i++)
 			json_array_append_new(per, json_pack("{s:s,s:o,s:o}", "arm", a->arms[i].name,
-				"seconds", ci_json(&a->tests[t].median[i]), "ratio",
-				ci_json(&a->tests[t].ratio[i])));
+				"seconds", report_ci_json(&a->tests[t].median[i]), "ratio",
+				report_ci_json(&a->tests[t].ratio[i])));
 		json_array_append_new(tests, json_pack("{s:s,s:o}", "name", a->tests[t].name, "arms", per));
 	}
 	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:O,s:o,s:{s:i,s:i,s:i,s:o,s:i,s:s,s:s,s:{s:i,s:I,s:f},"

@@ -107,7 +107,12 @@ json_t *report_load_average(void);
 /* report_json.c: report.json's document: every sample and figure. */
 json_t *report_json(const struct report *r);
 
-/* report_out.c: j (taken) into path, indented, keys in order. 0, or -1 with err. */
+/* report_out.c: v as a JSON number; null for NaN and infinities. */
+json_t *report_num_json(double v);
+/* A CI as JSON, the one schema of report.json and audit.json:
+ * {"point": p, "lo": l, "hi": h, "n": pairs or values} (null where NaN). */
+json_t *report_ci_json(const struct estimate_ci *ci);
+/* j (taken) into path, indented, keys in order. 0, or -1 with err. */
 int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
 /* path opened for writing; NULL with a reason in err. */
 FILE *report_open(const char *path, char *err, size_t errlen);

@@ -4,16 +4,6 @@
 
 #include <math.h>
 
-static json_t *num(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *ci_json(const struct estimate_ci *ci)
-{
-	return json_pack("[o,o]", num(ci->lo), num(ci->hi));
-}
-
 static json_t *scenario_json(const struct scenario *sc)
 {
 	static const char *const kinds[] = { "native", "none", "cdp" };
@@ -45,14 +35,16 @@ static json_t *precision_json(const struct report *r, const struct report_cell *
 	int by = c->inconclusive_by;
 
 	return json_pack("{s:{s:o,s:o,s:o,s:I,s:I},s:o,s:b,s:o,s:b,s:o,s:o}",
-		"variance", "between_trials", num(v->between), "within_trial", num(v->within),
-		"between_share", num(share), "trials", (json_int_t)v->groups,
+		"variance", "between_trials", report_num_json(v->between),
+		"within_trial", report_num_json(v->within),
+		"between_share", report_num_json(share), "trials", (json_int_t)v->groups,
 		"transfers", (json_int_t)v->values,
-		"rounds_for_target", num(report_rounds_for_target(r, c)),
-		"target", c->target, "ci_halfwidth", num(c->precision), "reached", c->reached,
+		"rounds_for_target", report_num_json(report_rounds_for_target(r, c)),
+		"target", c->target, "ci_halfwidth", report_num_json(c->precision),
+		"reached", c->reached,
 		"inconclusive_by", by >= 0 ? json_sprintf("%s/%s", r->cells[by].sc->name,
 							 r->cells[by].sc->aa_with) : json_null(),
-		"aa_factor", num(c->aa_factor));
+		"aa_factor", report_num_json(c->aa_factor));
 }
 
 static json_t *cell_json(const struct report *r, const struct report_cell *c)
@@ -66,7 +58,8 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 		json_array_append_new(samples, json_pack("{s:i,s:i,s:b,s:b,s:o,s:o,s:o,s:I,s:I,s:f,s:O}",
 			"round", k, "position", s->position, "warmup", k < r->cfg->warmup_rounds, "ok", s->ok,
 			"error", s->error[0] ? json_string(s->error) : json_null(),
-			"page_mbps", num(s->page_mbps), "sink_mbps", num(s->sink_mbps),
+			"page_mbps", report_num_json(s->page_mbps),
+			"sink_mbps", report_num_json(s->sink_mbps),
 			"page_bytes", (json_int_t)s->page_bytes, "sink_bytes", (json_int_t)s->sink_bytes,
 			"seconds", s->seconds, "detail", s->detail ? s->detail : json_null()));
 	}
@@ -75,12 +68,13 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 		"scenario", c->sc->name, "body", c->body, "n", c->nok, "failed", c->nfail,
 		"commands_failed", "min", c->cmds_failed_min, "max", c->cmds_failed_max,
 		"why", c->cmds_failed_why,
-		"median_mbps", num(c->mbps.point), "ci", ci_json(&c->mbps),
-		"sink_median_mbps", num(c->sink_mbps.point), "sink_ci", ci_json(&c->sink_mbps),
-		"ratio_to_none", num(c->ratio.point), "ratio_ci", ci_json(&c->ratio),
+		"median_mbps", report_num_json(c->mbps.point), "ci", report_ci_json(&c->mbps),
+		"sink_median_mbps", report_num_json(c->sink_mbps.point),
+		"sink_ci", report_ci_json(&c->sink_mbps),
+		"ratio_to_none", report_num_json(c->ratio.point), "ratio_ci", report_ci_json(&c->ratio),
 		"ratio_excludes_1", estimate_ci_excludes(&c->ratio, 1.0),
 		"aa_with", c->aa_cell >= 0 ? json_string(c->sc->aa_with) : json_null(),
-		"aa_ratio", num(c->aa.point), "aa_ci", ci_json(&c->aa),
+		"aa_ratio", report_num_json(c->aa.point), "aa_ci", report_ci_json(&c->aa),
 		"aa_excludes_1", estimate_ci_excludes(&c->aa, 1.0), "precision", precision_json(r, c),
 		"samples", samples);
 }

@@ -1,10 +1,23 @@
-/* report_out: writing cdpbench's files (report and audit alike): a JSON
- * document, a text file opened and closed with its errors in err. */
+/* report_out: writing cdpbench's files (report and audit alike): numbers and
+ * CIs as JSON, a JSON document, a text file opened and closed with its
+ * errors in err. */
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+json_t *report_num_json(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+json_t *report_ci_json(const struct estimate_ci *ci)
+{
+	return json_pack("{s:o,s:o,s:o,s:I}", "point", report_num_json(ci->point), "lo",
+			 report_num_json(ci->lo), "hi", report_num_json(ci->hi), "n", (json_int_t)ci->n);
+}
 
 int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
 {
