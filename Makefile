@@ -97,7 +97,7 @@ $(B)/%: tools/%.c $(B)/libcdpproxy.a
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 .SECONDEXPANSION:
-$(B)/%: $$(wildcard tools/%/*.c tools/%/*/*.c) $$(wildcard tools/%/*.h tools/%/*/*.h) $(wildcard tools/common/*.h) \
+$(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
         $(B)/libtools.a $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
 	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
