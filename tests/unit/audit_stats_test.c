@@ -86,7 +86,7 @@ int main(void)
 	a.narms = 2;
 	a.runs = runs;
 	a.rounds_run = ROUNDS + 1;
-	audit_compute(&a);
+	audit_stats_compute(&a);
 
 	ok(same(&cells[0].mbps, &arms[0].wall), "baseline: the same median and CI from both (%.4g [%.4g, %.4g])",
 	   arms[0].wall.point, arms[0].wall.lo, arms[0].wall.hi);
@@ -100,6 +100,6 @@ int main(void)
 	ok(isnan(arms[0].vs_pass.point), "no passthrough arm: no ratio to it");
 
 	json_decref(rep.findings);
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	return tap_done();
 }

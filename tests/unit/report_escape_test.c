@@ -252,7 +252,7 @@ static void audit_files(void)
 	a.env = json_pack("{s:s,s:i}", "chromium", "Chromium " SCRIPT " " APOS, "cpus", 2);
 	a.rig = audit_rig_json(&rig);
 	snprintf(a.rig_from, sizeof a.rig_from, "%s/<img>|`", dir);
-	audit_compute(&a);
+	audit_stats_compute(&a);
 	ok(a.ntests == 3, "three tests from the JUnit file (%zu)", a.ntests);
 	audit_view_build(&view, &a);
 	ok(audit_write_files(&a, &view, err, sizeof err) == 0, "audit.json, audit.md, audit.html written (%s)", err);
@@ -265,7 +265,7 @@ static void audit_files(void)
 			free(runs[i].tests[t].name);
 		free(runs[i].tests);
 	}
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	json_decref(a.rig);
 	json_decref(a.env);
 	audit_rig_free(&rig);

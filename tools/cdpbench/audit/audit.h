@@ -38,7 +38,7 @@ struct audit_run {
 struct audit_arm {
 	char name[AUDIT_NAME_MAX];
 	char *policy;                /* the policy file; NULL for direct */
-	/* audit_compute fills the rest, from the measured rounds */
+	/* audit_stats_compute fills the rest, from the measured rounds */
 	struct estimate_ci wall;     /* median wall seconds */
 	struct estimate_ci ratio;    /* paired, to the first arm */
 	struct estimate_ci vs_pass;  /* paired, to the passthrough arm (NaN: none, or itself) */
@@ -84,7 +84,7 @@ struct audit {
 	double wall_s;
 	char started[32];
 	json_t *env;
-	/* audit_compute: */
+	/* audit_stats_compute: */
 	struct audit_testfig *tests;
 	size_t ntests;
 	json_t *rig;                 /* audit_rig_json of the analysed run, or NULL */
@@ -113,8 +113,8 @@ int audit_junit_read(const char *path, struct audit_test **tests, size_t *n, cha
 
 /* audit_stats.c: medians, CIs and paired ratios of every arm and test (the
  * same functions as cdpbench's report), over the whole measured rounds. */
-void audit_compute(struct audit *a);
-void audit_free_figures(struct audit *a);
+void audit_stats_compute(struct audit *a);
+void audit_stats_free(struct audit *a);
 
 /* audit_rig.c */
 void audit_rig_init(struct audit_rig *r);

@@ -334,7 +334,7 @@ int audit_main(int argc, char **argv)
 		.stop = stop }, t0);
 	a.wall_s = (double)(util_mono_us() - t0) / 1e6;
 	a.interrupted = *stop;
-	audit_compute(&a);
+	audit_stats_compute(&a);
 	analyse(&a, bench);
 	audit_view_build(&view, &a);
 	audit_text(&view, stdout);
@@ -354,7 +354,7 @@ out:
 	for (size_t i = 0; i < a.narms; i++)
 		free(a.arms[i].policy);
 	free(a.arms);
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	json_decref(a.rig);
 	json_decref(a.env);
 	return rc;

@@ -69,7 +69,7 @@ struct audit_view {
 	const char *rig_from;        /* which run's logs, or "" */
 };
 
-/* v from a (computed: audit_compute); v points into a, which must outlive it. */
+/* v from a (computed: audit_stats_compute); v points into a, which must outlive it. */
 void audit_view_build(struct audit_view *v, const struct audit *a);
 void audit_view_free(struct audit_view *v);
 
