@@ -105,19 +105,23 @@ $(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a
 $(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
 
-# Unit tests may include a tool's .c file to reach its statics.
-$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h)
+# Unit tests may include a tool's .c file to reach its statics (and its
+# subfolders' headers).
+$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h tools/*/*/*.c tools/*/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PROXY_INC) -Itests/unit -Itools/common $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itests/unit -Itools/common $(addprefix -I,$(sort $(dir $(wildcard tools/*/*/*.h)))) \
+	    $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
+# A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 .SECONDEXPANSION:
-$(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) \
+$(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
         $(B)/libtools.a $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* -Itools/common $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c) \
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
+	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 deps:

@@ -4,12 +4,12 @@
 # --log-bodies, and writes them as a cdpbench replay file.
 #
 # usage: tools/capture-replay.sh playwright|puppeteer [OUT]
-#   OUT defaults to tools/cdpbench/replays/CLIENT.jsonl; B=DIR picks the build
+#   OUT defaults to tools/cdpbench/scenario/replays/CLIENT.jsonl; B=DIR picks the build
 #   directory (default build). Needs `make` and `npm ci` in tests/clients.
 set -eu
 cd "$(dirname "$0")/.."
 client=${1:?usage: tools/capture-replay.sh playwright\|puppeteer [OUT]}
-out=${2:-tools/cdpbench/replays/$client.jsonl}
+out=${2:-tools/cdpbench/scenario/replays/$client.jsonl}
 B=${B:-build}
 case $client in
     playwright) pkg=playwright-core ;;

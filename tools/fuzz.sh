@@ -77,7 +77,7 @@ sources() {
 extra_flags() {
     case "$1" in
     logrec) echo -Itools/common -Itools/cdplog ;;
-    junit) echo -Itools/cdpbench -Itools/common "$(pkg-config --cflags libxml-2.0)" ;;
+    junit) echo -Itools/cdpbench/audit -Itools/cdpbench/base -Itools/common "$(pkg-config --cflags libxml-2.0)" ;;
     esac
 }
 extra_libs() {

@@ -1,5 +1,5 @@
 /* fuzz_junit: libFuzzer driver for cdpbench audit's JUnit reader
- * (tools/cdpbench/audit_junit.c, included for its statics): any bytes as
+ * (tools/cdpbench/audit/audit_junit.c, included for its statics): any bytes as
  * the file. Oracles: no crash, no leak, bounded time and memory (libFuzzer's
  * -timeout and -rss_limit_mb); either an error that names the file or the
  * tests, each with a name and a time that is a finite duration; and the
@@ -13,7 +13,7 @@
 
 #include <libxml/xmlerror.h>
 
-#include "../../tools/cdpbench/audit_junit.c"
+#include "../../tools/cdpbench/audit/audit_junit.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -73,6 +73,12 @@ function checkCell(rep, c) {
   if (c.scenario !== 'none' && !c.scenario.startsWith('none#')) {
     assert.equal(typeof c.ratio_to_none, 'number', `${what}: a ratio to none`);
   }
+  // One CI schema in report.json and audit.json: {point, lo, hi, n}.
+  for (const k of ['ci', 'sink_ci', 'ratio_ci', 'aa_ci']) {
+    assert.deepEqual(Object.keys(c[k]), ['point', 'lo', 'hi', 'n'], `${what}: ${k} is {point, lo, hi, n}`);
+  }
+  assert.equal(c.ci.point, c.median_mbps, `${what}: ci.point is the median`);
+  assert.equal(c.ratio_ci.point, c.ratio_to_none, `${what}: ratio_ci.point is the ratio`);
 }
 
 test('cdpbench --quick fills every cell and writes a report that parses', { timeout: 150000 }, async (t) => {

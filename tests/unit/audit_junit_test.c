@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../tools/cdpbench/audit_junit.c"
+#include "../../tools/cdpbench/audit/audit_junit.c"
 #include "tap.h"
 
 static const char *write_tmp(const char *text)

@@ -5,14 +5,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/audit_stats.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/report.c"
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/scenario.c"
+#include "../../tools/cdpbench/audit/audit_stats.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/scenario/scenario.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_precision.c"
 #include "tap.h"
 
 #define ROUNDS 6
@@ -87,7 +86,7 @@ int main(void)
 	a.narms = 2;
 	a.runs = runs;
 	a.rounds_run = ROUNDS + 1;
-	audit_compute(&a);
+	audit_stats_compute(&a);
 
 	ok(same(&cells[0].mbps, &arms[0].wall), "baseline: the same median and CI from both (%.4g [%.4g, %.4g])",
 	   arms[0].wall.point, arms[0].wall.lo, arms[0].wall.hi);
@@ -101,6 +100,6 @@ int main(void)
 	ok(isnan(arms[0].vs_pass.point), "no passthrough arm: no ratio to it");
 
 	json_decref(rep.findings);
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	return tap_done();
 }

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "../../tools/cdpbench/collect.c"
+#include "../../tools/cdpbench/run/collect.c"
 #include "tap.h"
 
 #define MIB 1048576

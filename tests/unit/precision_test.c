@@ -4,12 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/report.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/report_html.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_precision.c"
 #include "tap.h"
 
 #define ROUNDS 10

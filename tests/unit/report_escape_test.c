@@ -11,27 +11,26 @@
 
 #include <libxml/HTMLparser.h>
 
-/* Included for the functions the reports call; report.c, audit_report.c and
- * audit_findings.c each have a static num() (and the first two a ci_json()). */
-#define num audit_findings_num
-#include "../../tools/cdpbench/audit_findings.c"
-#undef num
-#include "../../tools/cdpbench/audit_html.c"
-#include "../../tools/cdpbench/audit_junit.c"
-#include "../../tools/cdpbench/audit_report.c"
-#include "../../tools/cdpbench/audit_rig.c"
-#include "../../tools/cdpbench/audit_stats.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/replay.c"
-#define num report_c_num
-#define ci_json report_c_ci_json
-#include "../../tools/cdpbench/report.c"
-#undef num
-#undef ci_json
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/scenario.c"
+/* Included for the functions the reports call. */
+#include "../../tools/cdpbench/audit/audit_findings.c"
+#include "../../tools/cdpbench/audit/audit_html.c"
+#include "../../tools/cdpbench/audit/audit_junit.c"
+#include "../../tools/cdpbench/audit/audit_files.c"
+#include "../../tools/cdpbench/audit/audit_json.c"
+#include "../../tools/cdpbench/audit/audit_md.c"
+#include "../../tools/cdpbench/audit/audit_rig.c"
+#include "../../tools/cdpbench/audit/audit_stats.c"
+#include "../../tools/cdpbench/audit/audit_view.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_html.c"
+#include "../../tools/cdpbench/report/report_md.c"
+#include "../../tools/cdpbench/report/report_out.c"
+#include "../../tools/cdpbench/report/report_view.c"
+#include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
 #define ROUNDS 3
@@ -187,6 +186,7 @@ static void audit_files(void)
 	struct audit_run runs[ROUNDS * 2];
 	struct audit_rig rig;
 	struct audit a;
+	struct audit_view view;
 	char err[512], log[128], junit[128];
 	char *argv[] = { "npx", "playwright", "test", "--grep", "``" IMG "``", NULL };
 
@@ -252,9 +252,11 @@ static void audit_files(void)
 	a.env = json_pack("{s:s,s:i}", "chromium", "Chromium " SCRIPT " " APOS, "cpus", 2);
 	a.rig = audit_rig_json(&rig);
 	snprintf(a.rig_from, sizeof a.rig_from, "%s/<img>|`", dir);
-	audit_compute(&a);
+	audit_stats_compute(&a);
 	ok(a.ntests == 3, "three tests from the JUnit file (%zu)", a.ntests);
-	ok(audit_write_files(&a, err, sizeof err) == 0, "audit.json, audit.md, audit.html written (%s)", err);
+	audit_view_build(&view, &a);
+	ok(audit_write_files(&a, &view, err, sizeof err) == 0, "audit.json, audit.md, audit.html written (%s)", err);
+	audit_view_free(&view);
 	check_html("audit.html");
 	check_md("audit.md", "Started ");
 
@@ -263,7 +265,7 @@ static void audit_files(void)
 			free(runs[i].tests[t].name);
 		free(runs[i].tests);
 	}
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	json_decref(a.rig);
 	json_decref(a.env);
 	audit_rig_free(&rig);
@@ -278,6 +280,7 @@ static void report_files(void)
 	struct bench_sample samples[2][ROUNDS];
 	const char *bodies[] = { "u8" };
 	struct report rep;
+	struct report_view view;
 	char err[512];
 
 	memset(&cfg, 0, sizeof cfg);
@@ -323,10 +326,12 @@ static void report_files(void)
 	rep.notes = json_pack("[s]", "left out: " IMG " " MD);
 	report_compute(&rep);
 	json_array_append_new(rep.findings, json_string("a finding naming " SCRIPT " " APOS));
-	ok(report_write_md(&rep, strcat(strcpy((char[128]){ 0 }, dir), "/report.md"), err, sizeof err) == 0,
+	report_view_build(&view, &rep);
+	ok(report_write_md(&view, strcat(strcpy((char[128]){ 0 }, dir), "/report.md"), err, sizeof err) == 0,
 	   "report.md written (%s)", err);
-	ok(report_write_html(&rep, strcat(strcpy((char[128]){ 0 }, dir), "/report.html"), err, sizeof err) == 0,
+	ok(report_write_html(&view, strcat(strcpy((char[128]){ 0 }, dir), "/report.html"), err, sizeof err) == 0,
 	   "report.html written (%s)", err);
+	report_view_free(&view);
 	check_html("report.html");
 	check_md("report.md", NULL);
 	json_decref(rep.findings);

@@ -5,27 +5,21 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/report.c"
-#include "../../tools/cdpbench/precision.c"
-#include "../../tools/cdpbench/findings.c"
-#include "../../tools/cdpbench/report_md.c"
-#include "../../tools/cdpbench/report_html.c"
-#include "../../tools/cdpbench/rounds.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/base/rounds.c"
+#include "../../tools/cdpbench/run/matrix.c"
+#include "../../tools/cdpbench/report/report_compute.c"
+#include "../../tools/cdpbench/report/report_findings.c"
+#include "../../tools/cdpbench/report/report_fmt.c"
+#include "../../tools/cdpbench/report/report_precision.c"
 #include "tap.h"
 
-/* rounds.c runs trials; these tests only ask it which cells to run. */
+/* matrix.c runs trials; these tests only ask it which cells to run. */
 void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink_port,
 	       const struct scenario *sc, const char *body, const char *trial_id,
 	       struct bench_sample *out)
 {
 	(void)cfg, (void)ctx, (void)sink_port, (void)sc, (void)body, (void)trial_id, (void)out;
-}
-
-/* main.c's, for the progress line. */
-void bench_fmt_duration(double s, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.0fs", s);
 }
 
 enum { NONE, ATTACH, PAGE, NONE2, NCELLS };

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/cdpbench/replay.c"
-#include "../../tools/cdpbench/scenario.c"
+#include "../../tools/cdpbench/scenario/replay.c"
+#include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
 static char root[64];
@@ -88,8 +88,8 @@ static void test_files(void)
 	char err[512];
 
 	is_int(parse(&l, "playwright", err), -1, "playwright without its replay file");
-	ok(strstr(err, "tools/cdpbench/replays/playwright.jsonl") != NULL, "names the file: %s", err);
-	write_file("tools/cdpbench/replays/playwright.jsonl",
+	ok(strstr(err, "tools/cdpbench/scenario/replays/playwright.jsonl") != NULL, "names the file: %s", err);
+	write_file("tools/cdpbench/scenario/replays/playwright.jsonl",
 		   "# comment\n{\"method\":\"Page.enable\"}\n\n{\"method\":\"Network.enable\",\"params\":{}}\n");
 	is_int(parse(&l, "playwright", err), 1, "playwright with its replay (%s)", err);
 	ok(l.v[0].ncmds == 2 && l.v[0].source && strstr(l.v[0].source, "playwright.jsonl"),
@@ -101,7 +101,7 @@ static void test_files(void)
 	ok(l.v[0].via_proxy && l.v[0].policy && strstr(l.v[0].policy, "policies/no-network.json") &&
 	   l.v[0].ncmds == 2, "through cdpproxy with the policy, playwright's commands");
 	remove_file("policies/no-network.json");
-	remove_file("tools/cdpbench/replays/playwright.jsonl");
+	remove_file("tools/cdpbench/scenario/replays/playwright.jsonl");
 	scenario_list_free(&l);
 }
 
@@ -274,7 +274,9 @@ int main(void)
 	mkdir(dir, 0700);
 	snprintf(dir, sizeof dir, "%s/tools/cdpbench", root);
 	mkdir(dir, 0700);
-	snprintf(dir, sizeof dir, "%s/tools/cdpbench/replays", root);
+	snprintf(dir, sizeof dir, "%s/tools/cdpbench/scenario", root);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof dir, "%s/tools/cdpbench/scenario/replays", root);
 	mkdir(dir, 0700);
 	snprintf(dir, sizeof dir, "%s/policies", root);
 	mkdir(dir, 0700);
@@ -284,7 +286,9 @@ int main(void)
 	test_replay_format();
 	test_replay_log();
 	rmdir(dir);
-	snprintf(dir, sizeof dir, "%s/tools/cdpbench/replays", root);
+	snprintf(dir, sizeof dir, "%s/tools/cdpbench/scenario/replays", root);
+	rmdir(dir);
+	snprintf(dir, sizeof dir, "%s/tools/cdpbench/scenario", root);
 	rmdir(dir);
 	snprintf(dir, sizeof dir, "%s/tools/cdpbench", root);
 	rmdir(dir);

@@ -38,7 +38,7 @@ struct audit_run {
 struct audit_arm {
 	char name[AUDIT_NAME_MAX];
 	char *policy;                /* the policy file; NULL for direct */
-	/* audit_compute fills the rest, from the measured rounds */
+	/* audit_stats_compute fills the rest, from the measured rounds */
 	struct estimate_ci wall;     /* median wall seconds */
 	struct estimate_ci ratio;    /* paired, to the first arm */
 	struct estimate_ci vs_pass;  /* paired, to the passthrough arm (NaN: none, or itself) */
@@ -84,7 +84,7 @@ struct audit {
 	double wall_s;
 	char started[32];
 	json_t *env;
-	/* audit_compute: */
+	/* audit_stats_compute: */
 	struct audit_testfig *tests;
 	size_t ntests;
 	json_t *rig;                 /* audit_rig_json of the analysed run, or NULL */
@@ -113,8 +113,8 @@ int audit_junit_read(const char *path, struct audit_test **tests, size_t *n, cha
 
 /* audit_stats.c: medians, CIs and paired ratios of every arm and test (the
  * same functions as cdpbench's report), over the whole measured rounds. */
-void audit_compute(struct audit *a);
-void audit_free_figures(struct audit *a);
+void audit_stats_compute(struct audit *a);
+void audit_stats_free(struct audit *a);
 
 /* audit_rig.c */
 void audit_rig_init(struct audit_rig *r);
@@ -127,12 +127,8 @@ json_t *audit_rig_json(const struct audit_rig *r);
 /* The rig's part as text (what `audit --log` prints). */
 void audit_rig_print(const json_t *rig, FILE *out);
 
-/* audit_report.c: audit.json, audit.md, audit.html in cfg->out_dir, and the
- * one-screen summary. */
-void audit_print_summary(const struct audit *a, FILE *out);
-int audit_write_files(const struct audit *a, char *err, size_t errlen);
-int audit_write_html(const struct audit *a, const char *path, char *err, size_t errlen);
-/* "1.23 s", "-" */
-const char *audit_secs(double v, char *buf, size_t len);
+/* audit_json.c: audit.json's document: every run and figure. The summary,
+ * audit.md and audit.html are rendered from an audit_view (audit_view.h). */
+json_t *audit_json(const struct audit *a);
 
 #endif

@@ -95,31 +95,3 @@ double report_rounds_for_target(const struct report *r, const struct report_cell
 		return NAN;
 	return fmax(REPORT_MIN_PAIRS, ceil((double)ci->n * pow(c->precision / r->cfg->target_ci, 2)));
 }
-
-const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
-			   size_t len)
-{
-	size_t o;
-	int n = 0;
-
-	if (isnan(c->aa.point))
-		return snprintf(buf, len, "no pairs"), buf;
-	if (!estimate_ci_excludes(&c->aa, 1.0)) {
-		snprintf(buf, len, "ok (spread %+.0f%% / %+.0f%%)", 100 * (c->aa.lo - 1),
-			 100 * (c->aa.hi - 1));
-		return buf;
-	}
-	o = (size_t)snprintf(buf, len, "fails: misses 1.0 by %.0f%%; ",
-			     100 * (c->aa.lo > 1 ? c->aa.lo - 1 : 1 - c->aa.hi));
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s cells within x%.2f of 1.0 are "
-				      "inconclusive", c->body, strcmp(c->sc->aa_with, "none") ?
-				      " via-proxy" : "", c->aa_factor);
-	for (size_t i = 0; i < r->ncells && o < len; i++)
-		if (r->cells[i].inconclusive_by == (int)(c - r->cells))
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", n++ ? ", " : ": ",
-					      r->cells[i].sc->name);
-	if (!n && o < len)
-		snprintf(buf + o, len - o, ": none is");
-	return buf;
-}

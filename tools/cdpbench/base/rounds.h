@@ -1,15 +1,11 @@
-/* rounds: runs cells round by round, interleaved, with a progress line:
- * cdpbench's matrix (a fixed number of rounds, or with a budget as many as it
- * takes for every ratio's CI to reach the target) and audit's arms. */
+/* rounds: runs cells round by round, interleaved, with a progress line;
+ * what is run, and whether another round is, is the caller's (cdpbench's
+ * matrix in run/matrix.c, audit's arms). */
 #ifndef CDPBENCH_ROUNDS_H
 #define CDPBENCH_ROUNDS_H
 
 #include <signal.h>
 #include <stdint.h>
-
-#include <libwebsockets.h>
-
-#include "report.h"
 
 /* One run of one cell, for the progress line. */
 struct rounds_result {
@@ -42,16 +38,5 @@ struct rounds_job {
 /* Runs job's rounds (elapsed from t0_us) until done or *job->stop; the
  * whole rounds that ran (the one under way when stopped is left out). */
 int rounds_drive(struct rounds_job *job, uint64_t t0_us);
-
-/* cdpbench's matrix: r->cfg->warmup_rounds + r->cfg->rounds rounds of every
- * cell of r; then, with a budget (cfg->budget_s > 0, counted from t0_us),
- * more rounds of the cells whose ratio (or A/A check) has not reached
- * cfg->target_ci, and of the cells they are compared with, while the next
- * round is predicted to end within the budget (which also cuts the rounds
- * asked for, after two measured ones). Grows each cell's samples as it goes.
- * Sets r->rounds_run and r->stopped_because; the samples of an interrupted
- * round are cleared. */
-void rounds_run(struct report *r, struct lws_context *ctx, int sink_port, uint64_t t0_us,
-		volatile sig_atomic_t *stop);
 
 #endif

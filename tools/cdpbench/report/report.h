@@ -1,5 +1,7 @@
-/* report: from samples to numbers (medians, bootstrap CIs, paired ratios, A/A
- * checks) and from numbers to the table, report.json, report.md and report.html. */
+/* report: a matrix's figures: from samples to numbers (medians, bootstrap
+ * CIs, paired ratios, A/A checks, findings), report.json, and the helpers
+ * every file cdpbench writes uses. The table, report.md and report.html are
+ * rendered from a report_view (report_view.h). */
 #ifndef CDPBENCH_REPORT_H
 #define CDPBENCH_REPORT_H
 
@@ -33,7 +35,7 @@ struct report_cell {
 	 * context with specified id; ...". */
 	int cmds_failed_min, cmds_failed_max;
 	char cmds_failed_why[320];
-	/* precision.c: where the variance comes from, and whether it is small enough */
+	/* report_precision.c: where the variance comes from, and whether it is small enough */
 	struct estimate_split split;     /* log page Mbps per measured transfer, trials as groups */
 	int target;                      /* held to cfg->target_ci: compared and A/A cells */
 	double precision;                /* its ratio's CI half-width, relative (A/A: the check's) */
@@ -50,7 +52,7 @@ struct report {
 	const char *const *bodies;
 	size_t nbodies;
 	int rounds_run;                  /* rounds that ran, warm-up included */
-	const char *stopped_because;     /* why no more rounds ran (rounds.c) */
+	const char *stopped_because;     /* why no more rounds ran (matrix.c) */
 	double wall_s;
 	int interrupted;
 	json_t *env;                     /* report_environment */
@@ -59,60 +61,64 @@ struct report {
 	char started[32];                /* ISO 8601, UTC */
 };
 
-/* Medians, CIs, ratios and A/A for every cell, then the findings. */
+/* report_compute.c: medians, CIs, ratios and A/A for every cell, then its
+ * precision and the findings. */
 void report_compute(struct report *r);
 
-/* The table on out (stdout). */
-void report_print_table(const struct report *r, FILE *out);
+/* Is this cell measured against the baseline (not the baseline itself or native)? */
+static inline int report_is_compared(const struct report_cell *c)
+{
+	return c->sc->kind == SCENARIO_CDP && !c->sc->aa_with[0];
+}
 
-/* report.json, report.md, report.html in cfg->out_dir (created). 0, or -1 with
- * a reason in err. */
-int report_write_files(const struct report *r, char *err, size_t errlen);
+/* report_precision.c: for every cell (after the ratios): its variance split,
+ * its precision against cfg->target_ci, and the A/A gate: each A/A check that
+ * fails marks the cells in its scope whose ratio is within its error. */
+void report_precision(struct report *r);
+/* The measured rounds c's ratio would need to reach cfg->target_ci, if its CI
+ * narrows as 1/sqrt(rounds) from where it is; NaN for a cell with no target
+ * or no interval. */
+double report_rounds_for_target(const struct report *r, const struct report_cell *c);
 
-/* Chromium version, kernel, CPU, memory, the flags, the command line, the
- * load average (load_average_start; main adds load_average_end). */
-json_t *report_environment(const struct bench_config *cfg, int argc, char **argv);
-/* The 1, 5 and 15 minute load averages: other work on the machine. */
-json_t *report_load_average(void);
+/* report_findings.c: a few sentences that lead the report. */
+json_t *report_findings(const struct report *r);
 
-/* "470", "45.2": Mbps with the precision they deserve; "-" for NaN. */
+/* report_fmt.c: "470", "45.2": Mbps with the precision they deserve; "-" for NaN. */
 const char *report_mbps(double v, char *buf, size_t len);
 /* "0.10": a ratio; "-" for NaN. */
 const char *report_ratio(double v, char *buf, size_t len);
 /* "3 of its 40 commands failed in each trial (Runtime.evaluate x2: Cannot find
  * context with specified id)", or "" when none failed. */
 const char *report_cmds_failed(const struct report_cell *c, char *buf, size_t len);
-/* Is this cell measured against the baseline (not the baseline itself or native)? */
-int report_is_compared(const struct report_cell *c);
-
 /* "2 to 12 transfers (500 ms of measured time)", or "2 transfers". */
 const char *report_transfers_text(const struct bench_config *cfg, char *buf, size_t len);
-
-/* precision.c: for every cell (after the ratios): its variance split, its
- * precision against cfg->target_ci, and the A/A gate: each A/A check that
- * fails marks the cells in its scope whose ratio is within its error. */
-void report_precision(struct report *r);
 /* "fails: misses 1.0 by 4%; u8 cells within x1.20 of 1.0 are inconclusive:
  * attach, Page", or "ok (spread -8% / +6%)": c is an A/A cell (its ratio and
  * CI are the caller's to print). */
 const char *report_aa_gate(const struct report *r, const struct report_cell *c, char *buf,
 			   size_t len);
-/* The measured rounds c's ratio would need to reach cfg->target_ci, if its CI
- * narrows as 1/sqrt(rounds) from where it is; NaN for a cell with no target
- * or no interval. */
-double report_rounds_for_target(const struct report *r, const struct report_cell *c);
 
-/* findings.c: a few sentences that lead the report. */
-json_t *report_findings(const struct report *r);
+/* report_env.c: Chromium version, kernel, CPU, memory, the flags, the command
+ * line, the load average (load_average_start; run_main adds load_average_end). */
+json_t *report_environment(const struct bench_config *cfg, int argc, char **argv);
+/* The 1, 5 and 15 minute load averages: other work on the machine. */
+json_t *report_load_average(void);
+
+/* report_json.c: report.json's document: every sample and figure. */
+json_t *report_json(const struct report *r);
+
+/* report_out.c: v as a JSON number; null for NaN and infinities. */
+json_t *report_num_json(double v);
+/* A CI as JSON, the one schema of report.json and audit.json:
+ * {"point": p, "lo": l, "hi": h, "n": pairs or values} (null where NaN). */
+json_t *report_ci_json(const struct estimate_ci *ci);
 /* j (taken) into path, indented, keys in order. 0, or -1 with err. */
 int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
 /* path opened for writing; NULL with a reason in err. */
 FILE *report_open(const char *path, char *err, size_t errlen);
 /* tail written and f closed: 0, or -1 with a reason in err. */
 int report_close(FILE *f, const char *tail, const char *path, char *err, size_t errlen);
-/* report_md.c, report_html.c */
-int report_write_md(const struct report *r, const char *path, char *err, size_t errlen);
-int report_write_html(const struct report *r, const char *path, char *err, size_t errlen);
+
 /* report_md.c's helpers, for every Markdown file cdpbench writes: pre, s
  * escaped so that it stays text in a table cell or a list item (no HTML, no
  * cell break, no code span or emphasis; control characters as spaces), post;

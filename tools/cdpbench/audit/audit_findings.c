@@ -277,7 +277,7 @@ void audit_findings_cite(json_t *findings, const json_t *bench, const char *sour
 			    strcmp(json_string_value(json_object_get(c, "body")), "u8") ||
 			    !json_is_number(json_object_get(c, "ratio_to_none")))
 				continue;
-			double lo = num(json_array_get(ci, 0), NAN), hi = num(json_array_get(ci, 1), NAN);
+			double lo = num(json_object_get(ci, "lo"), NAN), hi = num(json_object_get(ci, "hi"), NAN);
 			char range[64] = " (no interval: one round)";
 			if (!isnan(lo) && !isnan(hi))
 				snprintf(range, sizeof range, " [%.2f, %.2f]", lo, hi);

@@ -14,6 +14,7 @@
 
 #include "audit.h"
 #include "audit_findings.h"
+#include "audit_view.h"
 #include "policy.h"
 #include "report.h"
 #include "rounds.h"
@@ -225,6 +226,7 @@ int audit_main(int argc, char **argv)
 	};
 	static struct bench_config cfg;
 	static struct audit a;
+	static struct audit_view view;
 	const char *arms = DEFAULT_ARMS, *bench = NULL;
 	char **logs = NULL, err[512];
 	int nlogs = 0, c, li = 0, rc = 1, total;
@@ -332,11 +334,12 @@ int audit_main(int argc, char **argv)
 		.stop = stop }, t0);
 	a.wall_s = (double)(util_mono_us() - t0) / 1e6;
 	a.interrupted = *stop;
-	audit_compute(&a);
+	audit_stats_compute(&a);
 	analyse(&a, bench);
-	audit_print_summary(&a, stdout);
+	audit_view_build(&view, &a);
+	audit_text(&view, stdout);
 	fflush(stdout);
-	if (audit_write_files(&a, err, sizeof err) < 0) {
+	if (audit_write_files(&a, &view, err, sizeof err) < 0) {
 		fprintf(stderr, "cdpbench audit: %s\n", err);
 		goto out;
 	}
@@ -344,13 +347,14 @@ int audit_main(int argc, char **argv)
 		a.wall_s, cfg.out_dir);
 	rc = *stop ? 130 : 0;
 out:
+	audit_view_free(&view);
 	for (size_t i = 0; a.runs && i < (size_t)(cfg.warmup_rounds + cfg.rounds) * a.narms; i++)
 		audit_run_free(&a.runs[i]);
 	free(a.runs);
 	for (size_t i = 0; i < a.narms; i++)
 		free(a.arms[i].policy);
 	free(a.arms);
-	audit_free_figures(&a);
+	audit_stats_free(&a);
 	json_decref(a.rig);
 	json_decref(a.env);
 	return rc;

@@ -1,10 +1,11 @@
 /* report_html: report.html, one self-contained page (no network): findings, an
- * SVG bar chart per body with CI error bars, and the tables. */
+ * SVG bar chart per body with CI error bars, and the tables; and the frame
+ * (escaping, head, chart axes) of every page cdpbench writes. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 void report_html_esc(FILE *f, const char *pre, const char *s, const char *post)
 {
@@ -48,7 +49,6 @@ FILE *report_html_open(const char *path, const char *title, const char *h1, char
 	return f;
 }
 
-
 double report_svg_begin(FILE *f, double max, int rows, const char *label)
 {
 	double step = tick_step(max * 1.05);
@@ -69,36 +69,35 @@ double report_svg_begin(FILE *f, double max, int rows, const char *label)
 	return max;
 }
 
-static const char *bar_color(const struct report_cell *c)
+static const char *bar_color(const struct report_view_row *w)
 {
-	if (c->sc->kind == SCENARIO_NATIVE)
+	if (w->kind == SCENARIO_NATIVE)
 		return "#555";
-	if (c->sc->kind == SCENARIO_NONE)
+	if (w->kind == SCENARIO_NONE)
 		return "#999";
-	if (estimate_ci_excludes(&c->ratio, 1.0))
-		return c->ratio.point < 1 ? "#c9453b" : "#3b8f4e";
+	if (w->excludes_1)
+		return w->ratio_point < 1 ? "#c9453b" : "#3b8f4e";
 	return "#4a78c2";
 }
 
-static void chart(const struct report *r, const char *body, FILE *f)
+static void chart(const struct report_view *v, const char *body, FILE *f)
 {
 	double max = 0, base = NAN;
 	int rows = 0, row = 0;
-	char a[32], b[32];
 
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		if (strcmp(c->body, body))
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct report_view_row *w = &v->rows[i];
+		if (strcmp(w->body, body))
 			continue;
 		rows++;
-		if (c->sc->kind == SCENARIO_NONE && !c->sc->aa_with[0])
-			base = c->mbps.point;
+		if (w->is_none)
+			base = w->mbps.point;
 		/* native is drawn clipped, so that it does not flatten every other bar */
-		if (c->sc->kind != SCENARIO_NATIVE) {
-			if (c->mbps.hi > max)
-				max = c->mbps.hi;
-			if (c->mbps.point > max)
-				max = c->mbps.point;
+		if (w->kind != SCENARIO_NATIVE) {
+			if (w->mbps.hi > max)
+				max = w->mbps.hi;
+			if (w->mbps.point > max)
+				max = w->mbps.point;
 		}
 	}
 	if (!rows)
@@ -106,33 +105,33 @@ static void chart(const struct report *r, const char *body, FILE *f)
 	if (!(max > 0))
 		max = 1;
 	max = report_svg_begin(f, max, rows, "Mbps (median, 95% CI)");
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		double y = row * CHART_ROW_H, w, lo, hi, end;
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct report_view_row *w = &v->rows[i];
+		double y = row * CHART_ROW_H, width, lo, hi, end;
 		int clipped;
 
-		if (strcmp(c->body, body))
+		if (strcmp(w->body, body))
 			continue;
 		row++;
-		clipped = c->mbps.point > max;
-		w = isnan(c->mbps.point) ? 0 : CHART_PLOT_W * fmin(c->mbps.point, max) / max;
+		clipped = w->mbps.point > max;
+		width = isnan(w->mbps.point) ? 0 : CHART_PLOT_W * fmin(w->mbps.point, max) / max;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, y + 16);
-		report_html_esc(f, "", c->sc->name, "");
+		report_html_esc(f, "", w->scenario, "");
 		fprintf(f, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-			CHART_LABEL_W, y + 4, w, CHART_ROW_H - 8, bar_color(c));
-		end = CHART_LABEL_W + w;
-		if (!isnan(c->mbps.lo) && !clipped) {
-			lo = CHART_LABEL_W + CHART_PLOT_W * fmin(c->mbps.lo, max) / max;
-			hi = CHART_LABEL_W + CHART_PLOT_W * fmin(c->mbps.hi, max) / max;
+			CHART_LABEL_W, y + 4, width, CHART_ROW_H - 8, bar_color(w));
+		end = CHART_LABEL_W + width;
+		if (!isnan(w->mbps.lo) && !clipped) {
+			lo = CHART_LABEL_W + CHART_PLOT_W * fmin(w->mbps.lo, max) / max;
+			hi = CHART_LABEL_W + CHART_PLOT_W * fmin(w->mbps.hi, max) / max;
 			fprintf(f, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"#222\" "
 				"fill=\"none\"/>\n", lo, y + CHART_ROW_H / 2.0, hi, lo, y + 7.0, y + CHART_ROW_H - 7.0,
 				hi, y + 7.0, y + CHART_ROW_H - 7.0);
 			end = fmax(end, hi);
 		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">%s%s", end + 6, y + 16,
-			report_mbps(c->mbps.point, a, sizeof a), clipped ? " (off scale)" : "");
-		if (c->baseline >= 0 && !isnan(c->ratio.point))
-			fprintf(f, " · %s×", report_ratio(c->ratio.point, b, sizeof b));
+			w->mbps_text, clipped ? " (off scale)" : "");
+		if (w->compared && !isnan(w->ratio_point))
+			fprintf(f, " · %s×", w->ratio_text);
 		fprintf(f, "</text>\n");
 	}
 	if (!isnan(base) && base <= max) {
@@ -143,77 +142,62 @@ static void chart(const struct report *r, const char *body, FILE *f)
 	fprintf(f, "</svg>\n");
 }
 
-static void table(const struct report *r, const char *body, FILE *f)
+static void table(const struct report_view *v, const char *body, FILE *f)
 {
-	char a[32], b[32], c3[32], d[32], e[32], s[32];
-
 	fprintf(f, "<table><tr><th>scenario</th><th>Mbps</th><th>95%% CI</th><th>vs none</th>"
 		"<th>95%% CI</th><th>sink Mbps</th><th>rounds ok</th></tr>\n");
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		int mark = estimate_ci_excludes(&c->ratio, 1.0);
-		if (strcmp(c->body, body))
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct report_view_row *w = &v->rows[i];
+		if (strcmp(w->body, body))
 			continue;
-		report_html_esc(f, "<tr><td>", c->sc->name, "");
+		report_html_esc(f, "<tr><td>", w->scenario, "");
 		fprintf(f, "</td><td class=n>%s</td><td>[%s, %s]</td><td class=n>%s%s</td><td>",
-			report_mbps(c->mbps.point, a, sizeof a), report_mbps(c->mbps.lo, b, sizeof b),
-			report_mbps(c->mbps.hi, c3, sizeof c3), c->baseline >= 0 ?
-			report_ratio(c->ratio.point, d, sizeof d) : c->sc->kind == SCENARIO_NONE ? "1" : "",
-			mark ? " *" : "");
-		if (c->baseline >= 0)
-			fprintf(f, "[%s, %s]", report_ratio(c->ratio.lo, d, sizeof d),
-				report_ratio(c->ratio.hi, e, sizeof e));
-		fprintf(f, "</td><td class=n>%s</td><td class=n>%d%s</td></tr>\n",
-			report_mbps(c->sink_mbps.point, s, sizeof s), c->nok, c->nfail ? " (failures)" : "");
+			w->mbps_text, w->mbps_lo, w->mbps_hi, w->ratio_text, w->excludes_1 ? " *" : "");
+		if (w->compared)
+			fprintf(f, "[%s, %s]", w->ratio_lo, w->ratio_hi);
+		fprintf(f, "</td><td class=n>%s</td><td class=n>%d%s</td></tr>\n", w->sink_text, w->nok,
+			w->nfail ? " (failures)" : "");
 	}
 	fprintf(f, "</table>\n");
 }
 
-int report_write_html(const struct report *r, const char *path, char *err, size_t errlen)
+int report_write_html(const struct report_view *v, const char *path, char *err, size_t errlen)
 {
 	FILE *f = report_html_open(path, "cdpbench report",
 				   "cdpbench: how enabled CDP domains change upload throughput", err, errlen);
-	size_t k;
-	json_t *s;
-	char a[32], b[32], c3[32], gate[1024];
 
 	if (!f)
 		return -1;
-	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", r->started, r->wall_s);
-	report_html_esc(f, "", json_string_value(json_object_get(r->env, "chromium")), "; Linux ");
-	report_html_esc(f, "", json_string_value(json_object_get(r->env, "kernel")), "; ");
-	report_html_esc(f, "", json_string_value(json_object_get(r->env, "cpu")), "");
+	fprintf(f, "<p class=small>Started %s, %.0f s wall time. ", v->started, v->wall_s);
+	report_html_esc(f, "", v->chromium, "; Linux ");
+	report_html_esc(f, "", v->kernel, "; ");
+	report_html_esc(f, "", v->cpu, "");
 	fprintf(f, " (%lld CPUs). %.4g MiB bodies, %d measured rounds after %d warm-up. Bars: median "
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
-		"the ratio's CI is below 1.0.</p>\n",
-		(long long)json_integer_value(json_object_get(r->env, "cpus")),
-		(double)r->cfg->bytes / (1 << 20), bench_measured_rounds(r->cfg, r->rounds_run),
-		r->cfg->warmup_rounds);
+		"the ratio's CI is below 1.0.</p>\n", v->cpus, v->mib, v->measured_rounds,
+		v->warmup_rounds);
 	fprintf(f, "<h2>Findings</h2><ul>\n");
-	json_array_foreach(r->findings, k, s)
-		report_html_esc(f, "<li>", json_string_value(s), "</li>\n");
+	for (size_t i = 0; i < v->nfindings; i++)
+		report_html_esc(f, "<li>", v->findings[i], "</li>\n");
 	fprintf(f, "</ul>\n");
-	for (size_t i = 0; i < r->nbodies; i++) {
-		report_html_esc(f, "<h2>", r->bodies[i], "</h2>\n");
-		chart(r, r->bodies[i], f);
-		table(r, r->bodies[i], f);
+	for (size_t i = 0; i < v->nbodies; i++) {
+		report_html_esc(f, "<h2>", v->bodies[i], "</h2>\n");
+		chart(v, v->bodies[i], f);
+		table(v, v->bodies[i], f);
 	}
 	fprintf(f, "<h2>A/A checks</h2><ul>\n");
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		if (c->aa_cell < 0)
-			continue;
-		report_html_esc(f, "<li>", c->sc->name, " / ");
-		report_html_esc(f, "", c->sc->aa_with, "");
-		report_html_esc(f, ", ", c->body, ": ");
-		fprintf(f, "%s [%s, %s] ", report_ratio(c->aa.point, a, sizeof a),
-			report_ratio(c->aa.lo, b, sizeof b), report_ratio(c->aa.hi, c3, sizeof c3));
-		report_html_esc(f, "", report_aa_gate(r, c, gate, sizeof gate), "</li>\n");
+	for (size_t i = 0; i < v->naa; i++) {
+		const struct report_view_aa *a = &v->aa[i];
+		report_html_esc(f, "<li>", a->scenario, " / ");
+		report_html_esc(f, "", a->aa_with, "");
+		report_html_esc(f, ", ", a->body, ": ");
+		fprintf(f, "%s [%s, %s] ", a->ratio, a->lo, a->hi);
+		report_html_esc(f, "", a->gate, "</li>\n");
 	}
 	fprintf(f, "</ul>\n<h2>Scenarios</h2><table>\n");
-	for (size_t i = 0; i < r->scenarios->n; i++) {
-		report_html_esc(f, "<tr><td>", r->scenarios->v[i].name, "</td><td>");
-		report_html_esc(f, "", r->scenarios->v[i].about, "</td></tr>\n");
+	for (size_t i = 0; i < v->nscenarios; i++) {
+		report_html_esc(f, "<tr><td>", v->scenarios[i].name, "</td><td>");
+		report_html_esc(f, "", v->scenarios[i].about, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n<p class=small>Every sample, the environment and the flags are in "
 		"report.json.</p>\n");

@@ -5,29 +5,27 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit_view.h"
 #include "report.h"
 
 #define DOMAINS_SHOWN 12
 
 /* Per arm: each measured run that passed as a dot, the CI as a band, the
  * median as a bar across it. */
-static void wall_chart(const struct audit *a, FILE *f)
+static void wall_chart(const struct audit_view *v, FILE *f)
 {
-	int w = a->cfg->warmup_rounds, rows = (int)a->narms;
+	int rows = (int)v->narms;
 	double max = 0;
-	char m[32], r[32];
 
-	for (int round = w; round < a->rounds_run; round++)
-		for (size_t i = 0; i < a->narms; i++)
-			if (audit_run_at(a, round, i)->ok)
-				max = fmax(max, audit_run_at(a, round, i)->seconds);
+	for (size_t i = 0; i < v->narms; i++)
+		for (size_t k = 0; k < v->arms[i].nruns; k++)
+			max = fmax(max, v->arms[i].runs[k]);
 	if (!(max > 0))
 		return;
 	max = report_svg_begin(f, max, rows,
 			       "wall time of the command, s (dots: runs; band: 95% CI; bar: median)");
-	for (size_t i = 0; i < a->narms; i++) {
-		const struct audit_arm *arm = &a->arms[i];
+	for (size_t i = 0; i < v->narms; i++) {
+		const struct audit_view_arm *arm = &v->arms[i];
 		double y = (double)i * CHART_ROW_H, mid = y + CHART_ROW_H / 2.0;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CHART_LABEL_W - 8, mid + 4);
 		report_html_esc(f, "", arm->name, "</text>\n");
@@ -35,20 +33,17 @@ static void wall_chart(const struct audit *a, FILE *f)
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#4a78c2\" "
 				"fill-opacity=\"0.25\"/>\n", CHART_LABEL_W + CHART_PLOT_W * arm->wall.lo / max, y + 5,
 				fmax(1, CHART_PLOT_W * (arm->wall.hi - arm->wall.lo) / max), CHART_ROW_H - 10);
-		for (int round = w; round < a->rounds_run; round++) {
-			const struct audit_run *run = audit_run_at(a, round, i);
-			if (run->ok)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#222\"/>\n",
-					CHART_LABEL_W + CHART_PLOT_W * run->seconds / max, mid);
-		}
+		for (size_t k = 0; k < arm->nruns; k++)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#222\"/>\n",
+				CHART_LABEL_W + CHART_PLOT_W * arm->runs[k] / max, mid);
 		if (!isnan(arm->wall.point))
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c9453b\" "
 				"stroke-width=\"2\"/>\n", CHART_LABEL_W + CHART_PLOT_W * arm->wall.point / max, y + 3,
 				CHART_LABEL_W + CHART_PLOT_W * arm->wall.point / max, y + CHART_ROW_H - 3);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#222\">%s", CHART_LABEL_W + CHART_PLOT_W + 8, mid + 4,
-			audit_secs(arm->wall.point, m, sizeof m));
-		if (i && !isnan(arm->ratio.point))
-			fprintf(f, " · %s×", report_ratio(arm->ratio.point, r, sizeof r));
+			arm->wall_text);
+		if (i && arm->ratio.known)
+			fprintf(f, " · %s×", arm->ratio.text);
 		if (arm->nfail)
 			fprintf(f, " · %d failed", arm->nfail);
 		fprintf(f, "</text>\n");
@@ -147,25 +142,22 @@ static void rig_html(const json_t *rig, FILE *f)
 	fprintf(f, "</table>\n");
 }
 
-static void tests_html(const struct audit *a, FILE *f)
+static void tests_html(const struct audit_view *v, FILE *f)
 {
-	char m[32], r[32];
-
-	if (!a->ntests)
+	if (!v->ntests)
 		return;
-	report_html_esc(f, "<h2>Tests (median seconds; ratio to ", a->arms[0].name,
+	report_html_esc(f, "<h2>Tests (median seconds; ratio to ", v->arms[0].name,
 			")</h2><table><tr><th>test</th>");
-	for (size_t i = 0; i < a->narms; i++)
-		report_html_esc(f, "<th>", a->arms[i].name, "</th>");
+	for (size_t i = 0; i < v->narms; i++)
+		report_html_esc(f, "<th>", v->arms[i].name, "</th>");
 	fprintf(f, "</tr>\n");
-	for (size_t t = 0; t < a->ntests; t++) {
-		report_html_esc(f, "<tr><td>", a->tests[t].name, "</td>");
-		for (size_t i = 0; i < a->narms; i++) {
-			const struct estimate_ci *rt = &a->tests[t].ratio[i];
-			fprintf(f, "<td class=n>%s", audit_secs(a->tests[t].median[i].point, m, sizeof m));
+	for (size_t t = 0; t < v->ntests; t++) {
+		report_html_esc(f, "<tr><td>", v->tests[t].name, "</td>");
+		for (size_t i = 0; i < v->narms; i++) {
+			const struct audit_view_ratio *rt = &v->tests[t].ratio[i];
+			fprintf(f, "<td class=n>%s", v->tests[t].median[i]);
 			if (i)
-				fprintf(f, " (%s×%s)", report_ratio(rt->point, r, sizeof r),
-					estimate_ci_excludes(rt, 1.0) ? " *" : "");
+				fprintf(f, " (%s×%s)", rt->text, rt->excludes_1 ? " *" : "");
 			fprintf(f, "</td>");
 		}
 		fprintf(f, "</tr>\n");
@@ -173,40 +165,35 @@ static void tests_html(const struct audit *a, FILE *f)
 	fprintf(f, "</table><p class=small>* the ratio's 95%% CI excludes 1.0.</p>\n");
 }
 
-int audit_write_html(const struct audit *a, const char *path, char *err, size_t errlen)
+int audit_write_html(const struct audit_view *v, const char *path, char *err, size_t errlen)
 {
 	FILE *f = report_html_open(path, "cdpbench audit", "cdpbench audit", err, errlen);
-	char r[32], lo[32], hi[32];
 
 	if (!f)
 		return -1;
-	fprintf(f, "<p class=small>Started %s, %.0f s wall time. Command: <code>", a->started,
-		a->wall_s);
-	for (int i = 0; i < a->argc; i++)
-		report_html_esc(f, i ? " " : "", a->argv[i], "");
+	fprintf(f, "<p class=small>Started %s, %.0f s wall time. Command: <code>", v->started,
+		v->wall_s);
+	report_html_esc(f, "", v->command, "");
 	fprintf(f, "</code>. %d rounds run (%d warm-up)%s; arms in alternating order. "
-		"Chromium: ", a->rounds_run, a->cfg->warmup_rounds, a->interrupted ? " (interrupted)" : "");
-	report_html_esc(f, "", json_string_value(json_object_get(a->env, "chromium")), "");
-	fprintf(f, "; %lld CPUs.</p>\n<h2>Wall time per arm</h2>\n",
-		(long long)json_integer_value(json_object_get(a->env, "cpus")));
-	wall_chart(a, f);
+		"Chromium: ", v->rounds_run, v->warmup_rounds, v->interrupted ? " (interrupted)" : "");
+	report_html_esc(f, "", v->chromium, "");
+	fprintf(f, "; %lld CPUs.</p>\n<h2>Wall time per arm</h2>\n", v->cpus);
+	wall_chart(v, f);
 	fprintf(f, "<ul>\n");
-	for (size_t i = 1; i < a->narms; i++) {
-		const struct audit_arm *arm = &a->arms[i];
+	for (size_t i = 1; i < v->narms; i++) {
+		const struct audit_view_arm *arm = &v->arms[i];
 		report_html_esc(f, "<li>", arm->name, "");
-		fprintf(f, ": %s× [%s, %s] of ", report_ratio(arm->ratio.point, r, sizeof r),
-			report_ratio(arm->ratio.lo, lo, sizeof lo), report_ratio(arm->ratio.hi, hi, sizeof hi));
-		report_html_esc(f, "", a->arms[0].name, "");
-		if (!isnan(arm->vs_pass.point))
-			fprintf(f, "; %s× [%s, %s] of passthrough", report_ratio(arm->vs_pass.point, r, sizeof r),
-				report_ratio(arm->vs_pass.lo, lo, sizeof lo),
-				report_ratio(arm->vs_pass.hi, hi, sizeof hi));
+		fprintf(f, ": %s× [%s, %s] of ", arm->ratio.text, arm->ratio.lo, arm->ratio.hi);
+		report_html_esc(f, "", v->arms[0].name, "");
+		if (arm->vs_pass.known)
+			fprintf(f, "; %s× [%s, %s] of passthrough", arm->vs_pass.text, arm->vs_pass.lo,
+				arm->vs_pass.hi);
 		fprintf(f, " (%d of %d runs passed)</li>\n", arm->nok, arm->nok + arm->nfail);
 	}
 	fprintf(f, "</ul>\n");
-	tests_html(a, f);
-	if (a->rig)
-		rig_html(a->rig, f);
+	tests_html(v, f);
+	if (v->rig)
+		rig_html(v->rig, f);
 	fprintf(f, "<p class=small>Every run, figure and the environment are in audit.json; each "
 		"run's output in runs/.</p>\n");
 	return report_close(f, REPORT_HTML_END, path, err, errlen);

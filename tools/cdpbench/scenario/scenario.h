@@ -44,8 +44,9 @@ struct scenario_list {
 	size_t n;
 };
 
-/* Where built-in scenarios find their files: root/tools/cdpbench/replays/NAME.jsonl
+/* Where built-in scenarios find their files: root/SCENARIO_REPLAYS/NAME.jsonl
  * and root/policies/NAME.json. */
+#define SCENARIO_REPLAYS "tools/cdpbench/scenario/replays"
 struct scenario_env {
 	const char *root;
 };

@@ -48,7 +48,7 @@ static void collect_tests(struct audit *a)
 	}
 }
 
-void audit_compute(struct audit *a)
+void audit_stats_compute(struct audit *a)
 {
 	const struct bench_config *cfg = a->cfg;
 	size_t n, nb, pass = a->narms;
@@ -79,7 +79,7 @@ void audit_compute(struct audit *a)
 	}
 	free(base);
 	free(pv);
-	audit_free_figures(a);
+	audit_stats_free(a);
 	collect_tests(a);
 	for (size_t t = 0; t < a->ntests; t++) {
 		struct audit_testfig *f = &a->tests[t];
@@ -97,7 +97,7 @@ void audit_compute(struct audit *a)
 	}
 }
 
-void audit_free_figures(struct audit *a)
+void audit_stats_free(struct audit *a)
 {
 	for (size_t t = 0; t < a->ntests; t++) {
 		free(a->tests[t].name);

@@ -36,10 +36,10 @@ struct bench_config {
 extern const char *const bench_bodies[];
 extern const size_t bench_nbodies;
 
-/* main.c: bindir: where this binary is (absolute); root: the source tree
- * next to it, or the cwd. */
+/* bindir: where this binary is (absolute); root: the source tree next to
+ * it (found by its replays), or the cwd. */
 void bench_find_dirs(struct bench_config *cfg);
-/* main.c: from now on SIGINT and SIGTERM set the flag returned; SIGPIPE is
+/* From now on SIGINT and SIGTERM set the flag returned; SIGPIPE is
  * ignored. */
 volatile sig_atomic_t *bench_catch_signals(void);
 /* The measured rounds of rounds_run (the warm-up ones left out). */
@@ -47,8 +47,6 @@ static inline int bench_measured_rounds(const struct bench_config *cfg, int roun
 {
 	return rounds_run > cfg->warmup_rounds ? rounds_run - cfg->warmup_rounds : 0;
 }
-/* "42s", "3m05s", "?" */
-void bench_fmt_duration(double s, char *buf, size_t len);
 
 /* One trial of one cell. */
 struct bench_sample {
