@@ -93,7 +93,8 @@ struct proxy {
 int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
 		char *err, size_t errlen);
 /* One more listener on host:port (0: any free one, into *bound), served
- * like the first: the wrapper's CDPPROXY_CONTROL. 0, or -1 with err. */
+ * like the first: the wrapper's admin listener (CDPPROXY_CONTROL). 0, or
+ * -1 with err. */
 int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
 		      char *err, size_t errlen);
 /* Serves until *stop becomes non-zero (set it from a signal handler, then call
