@@ -20,6 +20,7 @@
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
+#define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
 #define ADMIN_BODY_MAX (1024 * 1024)
 
 /* One answer for one request. The downstream connection (its http_conn,
@@ -289,13 +290,16 @@ static int wants_event_stream(struct lws *wsi)
 	return yes;
 }
 
+/* The open /proxy/events streams: one event loop a process. */
+static struct http_reply *events_streams[EVENTS_STREAMS_MAX];
+
 /* Starts an event stream on r, or answers 503 when EVENTS_STREAMS_MAX are open. */
 static void events_stream_start(struct proxy *px, struct http_reply *r, struct lws *wsi)
 {
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
-		if (px->events_streams[i])
+		if (events_streams[i])
 			continue;
-		px->events_streams[i] = r;
+		events_streams[i] = r;
 		r->stream = 1;
 		r->next_seq = events_from(px, wsi);
 		r->status = 200;
@@ -307,11 +311,11 @@ static void events_stream_start(struct proxy *px, struct http_reply *r, struct l
 				      "Accept: text/event-stream, or close one"));
 }
 
-static void events_stream_forget(struct proxy *px, struct http_reply *r)
+static void events_stream_forget(struct http_reply *r)
 {
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++)
-		if (px->events_streams[i] == r)
-			px->events_streams[i] = NULL;
+		if (events_streams[i] == r)
+			events_streams[i] = NULL;
 }
 
 /* Writes what the stream has not had yet as one event ("id: NEXT", the
@@ -382,11 +386,11 @@ static void http_events_tick(struct proxy *px)
 	uint64_t now = util_mono_us();
 
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
-		struct http_reply *r = px->events_streams[i];
+		struct http_reply *r = events_streams[i];
 		if (!r || !r->headers_sent)
 			continue;
 		if (events_reader_gone(r->down) || events_reader_stalled(r, now)) {
-			events_stream_forget(px, r);
+			events_stream_forget(r);
 			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
 			continue;
 		}
@@ -637,7 +641,7 @@ static void reply_release_down(struct http_conn *hc)
 	hc->reply = NULL;
 	r->down = NULL;
 	if (r->stream)
-		events_stream_forget(hc->px, r);
+		events_stream_forget(r);
 	if (!r->up)
 		reply_free(r);
 }

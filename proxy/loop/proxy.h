@@ -64,10 +64,6 @@ struct proxy_config {
 	struct access_list allow_origins;  /* --allow-origin */
 };
 
-struct http_reply;
-
-#define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
-
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
@@ -83,7 +79,6 @@ struct proxy {
 	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
 	struct tail tail;             /* the live view's ring, on while someone reads it */
 	uint64_t tail_read_us;        /* when /proxy/events was last asked (monotonic) */
-	struct http_reply *events_streams[EVENTS_STREAMS_MAX];  /* the HTTP leg's open event streams */
 	uint64_t log_lost;            /* records the log lost, once it is closed */
 	int failed;                   /* --log-required and the log lost a record: stop */
 };
