@@ -38,7 +38,7 @@ struct http_conn {
  * is not an address of this host is skipped if another one binds), all
  * loopback unless remote_ok; adopts them into px->vhost, and says the port
  * in *bound. Called again, it adds a listener served the same way (the
- * wrapper's CDPPROXY_CONTROL). 0, or -1 with a one-line reason in err. */
+ * wrapper's admin listener, CDPPROXY_CONTROL). 0, or -1 with a one-line reason in err. */
 int listen_start(struct proxy *px, const char *host, int port, int remote_ok, int *bound,
 		 char *err, size_t errlen);
 /* Frees what listen_start made (after lws_context_destroy). */

@@ -210,7 +210,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 		snprintf(err, errlen, "cannot create the server");
 		return -1;
 	}
-	/* A port of -1: no listener (the wrapper's pipe mode without control). */
+	/* A port of -1: no listener (the wrapper's pipe mode without an admin listener). */
 	if (cfg->listen_port >= 0 &&
 	    listen_start(px, cfg->listen_host, cfg->listen_port, cfg->allow_remote, &px->port,
 			 err, errlen) < 0)
