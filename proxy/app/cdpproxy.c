@@ -8,9 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "http.h"
 #include "proxy.h"
 #include "route.h"
 #include "util.h"
+#include "ws.h"
 
 #define CDPPROXY_VERSION "0.1.0"
 
@@ -300,6 +302,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 int main(int argc, char **argv)
 {
 	struct proxy_config cfg = {
+		.legs = { &http_leg, &ws_leg },
 		.listen_host = "127.0.0.1", .listen_port = 9223,
 		.upstream_host = "127.0.0.1", .upstream_port = 9222,
 		.max_message = 256ull << 20, .queue_bytes = 16ull << 20, .max_connections = 256,

@@ -1,24 +1,23 @@
-/* msg: whole CDP messages in buffers with framing headroom (queue.h: the
- * FIFOs they wait in). Pure: no sockets, no framing. */
+/* msg: whole CDP messages in buffers with headroom for a leg's framing
+ * (queue.h: the FIFOs they wait in). Pure: no sockets, no framing (how much
+ * of a message is written is its leg's to know). */
 #ifndef CDPPROXY_MSG_H
 #define CDPPROXY_MSG_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Room before a message's bytes, for a leg to put its frame header in (a
- * WebSocket header is at most 14 bytes) and write header and message at once. */
+/* Room before a message's bytes, for a leg to put its framing in and write
+ * it and the message at once (the WebSocket leg's header, at most 14 bytes). */
 #define MSG_PRE 16
 
-
-/* The smallest message kind a leg tells apart (the WebSocket opcodes). */
-enum msg_type { MSG_TEXT = 1, MSG_BINARY = 2, MSG_PONG = 10 };
+/* What a message is: CDP text, binary (passed on, not scanned), or a leg's
+ * own, queued by a leg for its own peer (the WebSocket leg's pongs). */
+enum msg_type { MSG_TEXT = 1, MSG_BINARY = 2, MSG_LEG = 3 };
 
 struct msg {
 	struct msg *next;
 	size_t len, cap;              /* cap: room in buf after MSG_PRE */
-	size_t sent;                  /* bytes of frame header + message written */
-	size_t hdr_len;               /* its frame header, in the headroom once framed; 0: not yet */
 	int type;                     /* enum msg_type */
 	int cls;                      /* its block's size class (msg.c), -1: none */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
@@ -41,5 +40,6 @@ static inline size_t msg_cost(const struct msg *m)
 {
 	return sizeof *m + MSG_PRE + m->cap;
 }
+
 
 #endif

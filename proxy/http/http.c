@@ -12,14 +12,15 @@
 #include <strings.h>
 #include <time.h>
 
-#include "conn.h"
 #include "discovery.h"
+#include "http.h"
 #include "listen.h"
 #include "proxy.h"
 #include "route.h"
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
+#define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
 #define ADMIN_BODY_MAX (1024 * 1024)
 
 /* One answer for one request. The downstream connection (its http_conn,
@@ -105,9 +106,33 @@ static json_t *admin_policy(struct proxy *px)
 	return core_policy_json(&px->core);
 }
 
+/* Every connection of every leg, and their sessions. */
+static json_t *admin_conns(struct proxy *px)
+{
+	json_t *conns = json_array(), *sessions = json_array();
+
+	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
+		json_t *ss = sessions_json(&cc->sessions), *se;
+		size_t i;
+		json_array_foreach(ss, i, se) {
+			json_object_set_new(se, "conn", json_integer((json_int_t)cc->id));
+			json_array_append(sessions, se);
+		}
+		json_decref(ss);
+		json_array_append_new(conns, json_pack("{s:I, s:s, s:o, s:I, s:I, s:I}",
+			"id", (json_int_t)cc->id, "path", cc->path, "client", client_json(&cc->client),
+			"opened_us", (json_int_t)cc->opened_us,
+			"queued_up", (json_int_t)cc->out[UP].bytes,
+			"queued_down", (json_int_t)cc->out[DOWN].bytes));
+	}
+	return json_pack("{s:{s:I, s:I, s:o}, s:o}",
+		"connections", "open", (json_int_t)px->core.conns_open, "total",
+		(json_int_t)px->core.conns_total, "list", conns, "sessions", sessions);
+}
+
 static json_t *admin_stats(struct proxy *px)
 {
-	json_t *st = conn_list_json(px);
+	json_t *st = admin_conns(px);
 
 	json_object_update_new(st, stats_json(px->core.stats));
 	json_object_set_new(st, "uptime_us", json_integer((json_int_t)(util_now_us() - px->started_us)));
@@ -258,20 +283,23 @@ static json_t *admin_events(struct proxy *px, struct lws *wsi)
 
 static int wants_event_stream(struct lws *wsi)
 {
-	char *accept = http_header_dup(wsi, WSI_TOKEN_HTTP_ACCEPT);
+	char *accept = listen_header_dup(wsi, WSI_TOKEN_HTTP_ACCEPT);
 	int yes = strstr(accept, "text/event-stream") != NULL;
 
 	free(accept);
 	return yes;
 }
 
+/* The open /proxy/events streams: one event loop a process. */
+static struct http_reply *events_streams[EVENTS_STREAMS_MAX];
+
 /* Starts an event stream on r, or answers 503 when EVENTS_STREAMS_MAX are open. */
 static void events_stream_start(struct proxy *px, struct http_reply *r, struct lws *wsi)
 {
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
-		if (px->events_streams[i])
+		if (events_streams[i])
 			continue;
-		px->events_streams[i] = r;
+		events_streams[i] = r;
 		r->stream = 1;
 		r->next_seq = events_from(px, wsi);
 		r->status = 200;
@@ -283,11 +311,11 @@ static void events_stream_start(struct proxy *px, struct http_reply *r, struct l
 				      "Accept: text/event-stream, or close one"));
 }
 
-static void events_stream_forget(struct proxy *px, struct http_reply *r)
+static void events_stream_forget(struct http_reply *r)
 {
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++)
-		if (px->events_streams[i] == r)
-			px->events_streams[i] = NULL;
+		if (events_streams[i] == r)
+			events_streams[i] = NULL;
 }
 
 /* Writes what the stream has not had yet as one event ("id: NEXT", the
@@ -353,16 +381,16 @@ static int events_reader_stalled(struct http_reply *r, uint64_t now)
 /* Each proxy tick: keeps the ring fed while a stream is open, closes the
  * streams whose readers have gone or stalled, and asks to write to the
  * streams with something to send. */
-void http_events_tick(struct proxy *px)
+static void http_events_tick(struct proxy *px)
 {
 	uint64_t now = util_mono_us();
 
 	for (size_t i = 0; i < EVENTS_STREAMS_MAX; i++) {
-		struct http_reply *r = px->events_streams[i];
+		struct http_reply *r = events_streams[i];
 		if (!r || !r->headers_sent)
 			continue;
 		if (events_reader_gone(r->down) || events_reader_stalled(r, now)) {
-			events_stream_forget(px, r);
+			events_stream_forget(r);
 			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
 			continue;
 		}
@@ -471,27 +499,6 @@ static const char *request_method(struct lws *wsi)
 	return "GET";
 }
 
-char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok)
-{
-	int n = lws_hdr_total_length(wsi, tok);
-	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
-
-	if (n <= 0 || lws_hdr_copy(wsi, s, n + 1, tok) < 0)
-		*s = '\0';
-	return s;
-}
-
-/* Adds the headers every answer has to a header block being built. Each
- * answer closes its connection: one request a connection, so that each is
- * the first, whose target listen.c read as the client wrote it. */
-static int common_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
-			  unsigned char **p, unsigned char *end)
-{
-	return lws_add_http_common_headers(wsi, status, type, len, p, end) ||
-	       lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5,
-					    p, end);
-}
-
 /* The headers of every /proxy/ answer: no page of another origin may frame
  * one (a click on a framed dashboard would switch the policy), none is
  * sniffed as another type, cached, or told where it was linked from; the
@@ -519,33 +526,15 @@ static int admin_headers(struct lws *wsi, const struct http_reply *r, unsigned c
 					    (const unsigned char *)cache, (int)strlen(cache), p, end);
 }
 
-int http_refuse(struct lws *wsi, unsigned status, const char *why)
-{
-	/* Plain text: why may quote the request's own headers, which must not
-	 * become markup in a browser (lws_return_http_status writes HTML). */
-	unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *p = start;
-	unsigned char body[LWS_PRE + 1024];
-	int n = snprintf((char *)body + LWS_PRE, sizeof body - LWS_PRE, "cdpproxy: %s\n", why);
-
-	if (n < 0 || n >= (int)(sizeof body - LWS_PRE))
-		n = (int)(sizeof body - LWS_PRE - 1);
-	if (common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
-			   &p, hdr + sizeof hdr - 1) ||
-	    lws_finalize_write_http_header(wsi, start, &p, hdr + sizeof hdr - 1) ||
-	    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) < n)
-		return -1;
-	return 0;
-}
-
 /* Refuses a request without the --token (401), whose Host or Origin Chrome
  * itself would refuse (403), or an upgrade past --max-connections (503):
  * 0 when it may go on, else it has answered and the caller returns 1.
  * Headers are checked whole, however long. */
 static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 {
-	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
-	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
-	char *auth = http_header_dup(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+	char *host = listen_header_dup(wsi, WSI_TOKEN_HOST);
+	char *origin = listen_header_dup(wsi, WSI_TOKEN_ORIGIN);
+	char *auth = listen_header_dup(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
 	char why[400];
 	unsigned status = HTTP_STATUS_FORBIDDEN;
 	int rc = 1, in_query = px->cfg.token ? proxy_query_token(wsi, px->cfg.token) : 0;
@@ -572,7 +561,7 @@ static int http_check_access(struct proxy *px, struct lws *wsi, int upgrade)
 			  "host", util_json_str(host), "origin", util_json_str(origin),
 			  "reason", util_json_str(why), "status", (int)status));
 	if (rc)
-		http_refuse(wsi, status, why);
+		listen_refuse(wsi, status, why);
 	free(auth);
 	free(origin);
 	free(host);
@@ -616,7 +605,7 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 	if (!r->headers_sent) {
 		unsigned char hdr[LWS_PRE + 2048], *start = hdr + LWS_PRE, *p = start;
 		unsigned char *end = hdr + sizeof hdr - 1;
-		if (common_headers(wsi, (unsigned)r->status, r->content_type,
+		if (listen_headers(wsi, (unsigned)r->status, r->content_type,
 				   r->stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : r->len, &p, end) ||
 		    (r->admin && admin_headers(wsi, r, &p, end)) ||
 		    lws_finalize_write_http_header(wsi, start, &p, end))
@@ -652,7 +641,7 @@ static void reply_release_down(struct http_conn *hc)
 	hc->reply = NULL;
 	r->down = NULL;
 	if (r->stream)
-		events_stream_forget(hc->px, r);
+		events_stream_forget(r);
 	if (!r->up)
 		reply_free(r);
 }
@@ -662,7 +651,7 @@ static void reply_release_down(struct http_conn *hc)
  * is hc->reply, let go of at the next request, at CLOSED_HTTP or
  * DROP_PROTOCOL, and at WSI_DESTROY, whichever comes first. lws may call
  * any of these for a connection that never sent a whole request. */
-int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		  void *in, size_t len)
 {
 	struct proxy *px = lws_context_user(lws_get_context(wsi));
@@ -682,7 +671,7 @@ int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
 		if (strcasecmp(in, "websocket"))   /* h2c */
 			return -1;
-		return http_check_access(px, wsi, 1) ? 1 : downstream_take(px, wsi);
+		return http_check_access(px, wsi, 1) ? 1 : proxy_upgrade(px, wsi);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		if (!(hc = listen_conn(px, wsi)))
 			return 0;
@@ -742,7 +731,7 @@ static void up_done(struct http_reply *r, const char *error)
 	}
 }
 
-int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+static int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		     void *in, size_t len)
 {
 	struct http_reply *r = lws_get_opaque_user_data(wsi);
@@ -783,3 +772,15 @@ int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		return 0;
 	}
 }
+
+/* "cdp" first: lws gives it the accepted connections (listen.c). */
+static const struct lws_protocols http_protocols[] = {
+	{ "cdp", http_callback, 0, 256 * 1024, 0, NULL, 0 },
+	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+const struct proxy_leg http_leg = {
+	.protocols = http_protocols,
+	.tick = http_events_tick,
+};

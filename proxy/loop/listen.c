@@ -442,3 +442,39 @@ json_t *listen_json(struct proxy *px)
 			 "refused_busy", (json_int_t)ls->refused_busy,
 			 "refused_no_fds", (json_int_t)ls->refused_fds);
 }
+
+char *listen_header_dup(struct lws *wsi, enum lws_token_indexes tok)
+{
+	int n = lws_hdr_total_length(wsi, tok);
+	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+
+	if (n <= 0 || lws_hdr_copy(wsi, s, n + 1, tok) < 0)
+		*s = '\0';
+	return s;
+}
+
+int listen_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
+			  unsigned char **p, unsigned char *end)
+{
+	return lws_add_http_common_headers(wsi, status, type, len, p, end) ||
+	       lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5,
+					    p, end);
+}
+
+int listen_refuse(struct lws *wsi, unsigned status, const char *why)
+{
+	/* Plain text: why may quote the request's own headers, which must not
+	 * become markup in a browser (lws_return_http_status writes HTML). */
+	unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *p = start;
+	unsigned char body[LWS_PRE + 1024];
+	int n = snprintf((char *)body + LWS_PRE, sizeof body - LWS_PRE, "cdpproxy: %s\n", why);
+
+	if (n < 0 || n >= (int)(sizeof body - LWS_PRE))
+		n = (int)(sizeof body - LWS_PRE - 1);
+	if (listen_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
+			   &p, hdr + sizeof hdr - 1) ||
+	    lws_finalize_write_http_header(wsi, start, &p, hdr + sizeof hdr - 1) ||
+	    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) < n)
+		return -1;
+	return 0;
+}

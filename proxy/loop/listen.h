@@ -38,7 +38,7 @@ struct http_conn {
  * is not an address of this host is skipped if another one binds), all
  * loopback unless remote_ok; adopts them into px->vhost, and says the port
  * in *bound. Called again, it adds a listener served the same way (the
- * wrapper's CDPPROXY_CONTROL). 0, or -1 with a one-line reason in err. */
+ * wrapper's admin listener, CDPPROXY_CONTROL). 0, or -1 with a one-line reason in err. */
 int listen_start(struct proxy *px, const char *host, int port, int remote_ok, int *bound,
 		 char *err, size_t errlen);
 /* Frees what listen_start made (after lws_context_destroy). */
@@ -63,6 +63,16 @@ void listen_deadline(struct http_conn *hc, int on);
 void listen_forget(struct proxy *px, struct lws *wsi);
 /* An IPv4 address as 127.0.0.1, an IPv6 one as [::1]. */
 void listen_addr_text(const struct sockaddr *sa, char *buf, size_t buflen);
+/* The whole value of a request header, however long (lws_hdr_copy joins
+ * repeated ones with ','); "" when absent. Free it. */
+char *listen_header_dup(struct lws *wsi, enum lws_token_indexes tok);
+/* Adds the headers every answer has to a header block being built. Each
+ * answer closes its connection: one request a connection, so that each is
+ * the first, whose target listen_callback read as the client wrote it. */
+int listen_headers(struct lws *wsi, unsigned status, const char *type, lws_filepos_t len,
+		   unsigned char **p, unsigned char *end);
+/* Answers status with why as a plain text body, at once. 0, or -1. */
+int listen_refuse(struct lws *wsi, unsigned status, const char *why);
 /* Counters for /proxy/stats: open, limit, refused (busy, no descriptors). */
 json_t *listen_json(struct proxy *px);
 

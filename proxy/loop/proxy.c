@@ -1,4 +1,5 @@
-/* proxy: the lws context, its listener, and what every connection shares. */
+/* proxy: the event loop: the lws context, its listener, what every
+ * connection shares, and the legs' hooks, called in turn (no leg named). */
 #include "proxy.h"
 
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "conn.h"
 #include "listen.h"
 #include "util.h"
 
@@ -16,36 +16,44 @@
 #define TAIL_IDLE_US (10 * 1000 * 1000)   /* the live view's ring stays fed this long after a read */
 #define TAIL_ENTRIES 8192
 
-/* Downstream HTTP is the first protocol; a WebSocket upgrade is taken over
- * from it (downstream.c) onto "cdp-down". */
-static int down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-			 void *in, size_t len)
-{
-	switch (reason) {
-	case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-		struct proxy *px = lws_context_user(lws_get_context(wsi));
-		if (px->on_wake)
-			px->on_wake(px);
-		return 0;
-	}
-	default:
-		return http_callback(wsi, reason, user, in, len);
-	}
-}
-
 static int tick_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			 void *in, size_t len);
 
-static const struct lws_protocols protocols[] = {
-	{ "cdp", down_callback, 0, 256 * 1024, 0, NULL, 0 },
-	{ "cdp-down", conn_down_callback, 0, 256 * 1024, 0, NULL, 0 },
-	{ "cdp-up", conn_up_callback, 0, 256 * 1024, 0, NULL, 0 },
-	{ "cdp-up-http", http_up_callback, 0, 0, 0, NULL, 0 },
-	{ "cdp-pipe", wrapper_pipe_callback, 0, 0, 0, NULL, 0 },
+/* The loop's own protocols, after the legs'. */
+static const struct lws_protocols loop_protocols[] = {
 	{ "cdp-listen", listen_callback, 0, 0, 0, NULL, 0 },
 	{ "cdp-tick", tick_callback, 0, 0, 0, NULL, 0 },
-	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
+
+#define each_leg(px, l) \
+	for (const struct proxy_leg *const *l = (px)->cfg.legs; *l; l++)
+
+/* The legs' protocols and the loop's, one array for lws (ended by a NULL
+ * name); the first leg's first one serves HTTP. */
+static struct lws_protocols *protocols_of(struct proxy *px)
+{
+	size_t n = sizeof loop_protocols / sizeof loop_protocols[0], k = 0;
+	struct lws_protocols *all;
+
+	each_leg(px, l)
+		for (const struct lws_protocols *p = (*l)->protocols; p && p->name; p++)
+			n++;
+	all = xcalloc(n + 1, sizeof *all);
+	each_leg(px, l)
+		for (const struct lws_protocols *p = (*l)->protocols; p && p->name; p++)
+			all[k++] = *p;
+	for (size_t i = 0; i < sizeof loop_protocols / sizeof loop_protocols[0]; i++)
+		all[k++] = loop_protocols[i];
+	return all;
+}
+
+int proxy_upgrade(struct proxy *px, struct lws *wsi)
+{
+	each_leg(px, l)
+		if ((*l)->upgrade)
+			return (*l)->upgrade(px, wsi);
+	return -1;
+}
 
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,
 			const char *protocol, void *opaque, struct lws **pwsi)
@@ -115,7 +123,9 @@ static void tick(struct proxy *px)
 		else
 			proxy_set_upstream(px, "127.0.0.1", px->chrome.port);
 	}
-	http_events_tick(px);
+	each_leg(px, l)
+		if ((*l)->tick)
+			(*l)->tick(px);
 	/* Nobody has read the live view for a while: stop feeding its ring. */
 	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
 		px->core.tail = NULL;
@@ -128,6 +138,7 @@ static void tick(struct proxy *px)
 static int tick_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			 void *in, size_t len)
 {
+	struct proxy *px = lws_context_user(lws_get_context(wsi));
 	uint64_t expirations;
 
 	(void)user;
@@ -135,7 +146,10 @@ static int tick_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 	(void)len;
 	if (reason == LWS_CALLBACK_RAW_RX_FILE &&
 	    read(lws_get_socket_fd(wsi), &expirations, sizeof expirations) == sizeof expirations)
-		tick(lws_context_user(lws_get_context(wsi)));
+		tick(px);
+	/* lws_cancel_service: every protocol hears it; the loop's owner is told. */
+	if (reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED && px->on_wake)
+		px->on_wake(px);
 	return 0;
 }
 
@@ -163,7 +177,6 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	memset(px, 0, sizeof *px);
 	px->cfg = *cfg;
 	px->started_us = px->stats_since_us = util_now_us();
-	px->batch = xmalloc(BATCH_BYTES);
 	proxy_set_upstream(px, cfg->upstream_host, cfg->upstream_port);
 	if (cfg->log_path && !(lg = log_open(cfg->log_path, cfg->log_bodies, err, errlen))) {
 		policy_free(p);
@@ -178,13 +191,13 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 
 	memset(&info, 0, sizeof info);
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
-	info.protocols = protocols;
+	info.protocols = px->protocols = protocols_of(px);
 	info.user = px;
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	info.pt_serv_buf_size = 256 * 1024;
 	info.max_http_header_data = 8192;
-	/* An upstream that accepts but never answers is timed by conn.c and
-	 * http.c themselves: lws 4.1.6 does not time an awaited upgrade. */
+	/* An upstream that accepts but never answers is timed by the legs
+	 * themselves: lws 4.1.6 does not time an awaited upgrade. */
 	info.connect_timeout_secs = cfg->upstream_timeout;
 	info.vhost_name = "cdpproxy";
 	px->ctx = lws_create_context(&info);
@@ -197,7 +210,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 		snprintf(err, errlen, "cannot create the server");
 		return -1;
 	}
-	/* A port of -1: no listener (the wrapper's pipe mode without control). */
+	/* A port of -1: no listener (the wrapper's pipe mode without an admin listener). */
 	if (cfg->listen_port >= 0 &&
 	    listen_start(px, cfg->listen_host, cfg->listen_port, cfg->allow_remote, &px->port,
 			 err, errlen) < 0)
@@ -225,14 +238,22 @@ void proxy_run(struct proxy *px, volatile int *stop)
 				break;
 			}
 		}
-		conn_flush(px);
-		if (px->on_round)
-			px->on_round(px);
+		each_leg(px, l)
+			if ((*l)->round)
+				(*l)->round(px);
 	}
 }
 
 #define STOP_GRACE_US 1000000
 #define STOP_QUIET_US 50000
+
+static int legs_settled(struct proxy *px, uint64_t quiet_us)
+{
+	each_leg(px, l)
+		if ((*l)->settled && !(*l)->settled(px, quiet_us))
+			return 0;
+	return 1;
+}
 
 void proxy_stop(struct proxy *px)
 {
@@ -246,8 +267,10 @@ void proxy_stop(struct proxy *px)
 	 * outlived Chromium by this second (issue 33.1). */
 	uint64_t until = util_mono_us() + STOP_GRACE_US;
 
-	conn_close_all(px);
-	while (px->core.conns && util_mono_us() < until && !conn_closes_settled(px, STOP_QUIET_US)) {
+	each_leg(px, l)
+		if ((*l)->close_all)
+			(*l)->close_all(px);
+	while (px->core.conns && util_mono_us() < until && !legs_settled(px, STOP_QUIET_US)) {
 		core_new_round(&px->core);   /* each read reads the clock */
 		lws_service(px->ctx, 10);
 	}
@@ -259,7 +282,7 @@ void proxy_stop(struct proxy *px)
 		launch_stop(&px->chrome);
 	core_free(&px->core);
 	tail_free(&px->tail);
-	free(px->batch);
+	free(px->protocols);
 }
 
 int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,

@@ -1,4 +1,7 @@
-/* proxy: the lws context, its listener, and what every connection shares. */
+/* proxy: the event loop: the lws context, its listener, what every
+ * connection shares, and one list of hooks. The legs (WebSocket, HTTP, a
+ * pipe) are given to it in the configuration: each brings its lws
+ * protocols and its hooks (as redis's beforeSleep); the loop names none. */
 #ifndef CDPPROXY_PROXY_H
 #define CDPPROXY_PROXY_H
 
@@ -11,7 +14,32 @@
 #include "core.h"
 #include "launch.h"
 
+struct proxy;
+
+/* What a leg adds to the loop; every member may be NULL. */
+struct proxy_leg {
+	/* Its lws protocols, ended by one with a NULL name. The first leg's
+	 * first protocol serves HTTP (lws gives it accepted connections). */
+	const struct lws_protocols *protocols;
+	/* After each round of the loop, the log written: write what the round
+	 * queued. */
+	void (*round)(struct proxy *px);
+	/* Every tick of the loop (200 ms). */
+	void (*tick)(struct proxy *px);
+	/* An allowed WebSocket upgrade on wsi, handed over by the leg that read
+	 * the request: returns what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns. */
+	int (*upgrade)(struct proxy *px, struct lws *wsi);
+	/* proxy_stop: close every connection, then wait until settled says
+	 * there is nothing more to wait for (each read of anything waits
+	 * quiet_us more). */
+	void (*close_all)(struct proxy *px);
+	int (*settled)(struct proxy *px, uint64_t quiet_us);
+};
+
+#define PROXY_LEGS_MAX 4
+
 struct proxy_config {
+	const struct proxy_leg *legs[PROXY_LEGS_MAX + 1];  /* NULL-ended */
 	char listen_host[128];
 	int listen_port;              /* 0: any free port */
 	char upstream_host[128];
@@ -36,12 +64,6 @@ struct proxy_config {
 	struct access_list allow_origins;  /* --allow-origin */
 };
 
-struct conn;
-struct http_reply;
-
-#define BATCH_BYTES (256 * 1024)
-#define EVENTS_STREAMS_MAX 8          /* /proxy/events streams open at once */
-
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
@@ -49,27 +71,25 @@ struct proxy {
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */
 	struct core core;             /* policy, stats, log, connections */
-	struct conn *dirty;           /* pairs with messages queued this round */
 	struct launch chrome;         /* with --launch */
 	uint64_t started_us;
 	uint64_t stats_since_us;      /* the start, or the last POST /proxy/stats/reset */
-	void (*on_wake)(struct proxy *px);  /* after lws_cancel_service */
-	void (*on_round)(struct proxy *px); /* after each round of the loop (writes) */
-	unsigned char *batch;         /* BATCH_BYTES: frames written at once */
-	struct listen_state *listen;
+	void (*on_wake)(struct proxy *px);  /* the loop's owner's: after lws_cancel_service */
+	struct lws_protocols *protocols;    /* the legs' and the loop's, for lws */
+	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
 	struct tail tail;             /* the live view's ring, on while someone reads it */
 	uint64_t tail_read_us;        /* when /proxy/events was last asked (monotonic) */
-	struct http_reply *events_streams[EVENTS_STREAMS_MAX];  /* http.c: open event streams */
 	uint64_t log_lost;            /* records the log lost, once it is closed */
-	int failed;                   /* --log-required and the log lost a record: stop */  /* listen.c: sockets and accepted HTTP connections */
+	int failed;                   /* --log-required and the log lost a record: stop */
 };
 
-/* Creates the context and listener, with policy p (taken; NULL: pass
- * everything). 0, or -1 with a reason in err. */
+/* Creates the context with cfg's legs, and the listener, with policy p
+ * (taken; NULL: pass everything). 0, or -1 with a reason in err. */
 int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
 		char *err, size_t errlen);
 /* One more listener on host:port (0: any free one, into *bound), served
- * like the first: the wrapper's CDPPROXY_CONTROL. 0, or -1 with err. */
+ * like the first: the wrapper's admin listener (CDPPROXY_CONTROL). 0, or
+ * -1 with err. */
 int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
 		      char *err, size_t errlen);
 /* Serves until *stop becomes non-zero (set it from a signal handler, then call
@@ -92,39 +112,9 @@ char *proxy_request_target(struct proxy *px, struct lws *wsi);
  * 0 there is none. */
 int proxy_query_token(struct lws *wsi, const char *token);
 
-/* upstream.c: Chrome's leg. */
-int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		     void *in, size_t len);
-json_t *conn_list_json(struct proxy *px);
-/* downstream.c: the client legs, raw sockets after their upgrade. */
-int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		       void *in, size_t len);
-/* Writes what this round of the event loop queued, at once. */
-void conn_flush(struct proxy *px);
-void conn_close_all(struct proxy *px);
-/* Has every close conn_close_all asked for gone out, and has every client
- * that has not answered its close frame been quiet (nothing read from
- * anyone) for quiet_us since it went? Then there is nothing to wait for:
- * such a client is not reading (ChromeDriver waits for the browser's
- * process instead), and, having sent nothing since, has nothing for the
- * proxy's exit to reset. */
-int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
-
-/* wrapper_pipe.c: the pipe legs, raw files in the loop. */
-int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-			  void *in, size_t len);
-
-/* http.c: discovery forwarding and the /proxy/ admin endpoints. */
-int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		  void *in, size_t len);
-int http_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		     void *in, size_t len);
-/* The whole value of a request header, however long (lws_hdr_copy joins
- * repeated ones with ','); "" when absent. Free it. */
-/* Each tick: wakes the /proxy/events streams that have entries to send. */
-void http_events_tick(struct proxy *px);
-char *http_header_dup(struct lws *wsi, enum lws_token_indexes tok);
-/* Answers status with why as a plain text body, at once. 0, or -1. */
-int http_refuse(struct lws *wsi, unsigned status, const char *why);
+/* Hands the allowed WebSocket upgrade on wsi to the leg that takes it
+ * (proxy_leg's upgrade): what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns;
+ * refused (-1) when no leg does. */
+int proxy_upgrade(struct proxy *px, struct lws *wsi);
 
 #endif

@@ -139,11 +139,12 @@ int pipeleg_write(struct pipeleg *l, struct queue *q, char *err, size_t errlen)
 		int n_iov = 0;
 		ssize_t n;
 
-		/* m->sent counts the message's bytes and then its NUL. */
-		for (; m && n_iov + 2 <= 2 * IOV_MSGS; m = m->next) {
-			if (m->sent < m->len) {
-				iov[n_iov].iov_base = MSG_DATA(m) + m->sent;
-				iov[n_iov++].iov_len = m->len - m->sent;
+		/* Only the head can be partly written: head_sent counts its
+		 * bytes and then its NUL. */
+		for (size_t sent = l->head_sent; m && n_iov + 2 <= 2 * IOV_MSGS; m = m->next, sent = 0) {
+			if (sent < m->len) {
+				iov[n_iov].iov_base = MSG_DATA(m) + sent;
+				iov[n_iov++].iov_len = m->len - sent;
 			}
 			iov[n_iov].iov_base = (void *)&nul;
 			iov[n_iov++].iov_len = 1;
@@ -159,12 +160,13 @@ int pipeleg_write(struct pipeleg *l, struct queue *q, char *err, size_t errlen)
 		}
 		l->bytes_out += (size_t)n;
 		while (n > 0) {
-			size_t left = q->head->len + 1 - q->head->sent;
+			size_t left = q->head->len + 1 - l->head_sent;
 			if ((size_t)n < left) {
-				q->head->sent += (size_t)n;
+				l->head_sent += (size_t)n;
 				break;
 			}
 			n -= (ssize_t)left;
+			l->head_sent = 0;
 			l->msgs_out++;
 			l->ops->written(l->ctx, l->side);
 		}

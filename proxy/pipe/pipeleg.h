@@ -31,6 +31,7 @@ struct pipeleg {
 	char *in;                     /* bytes read, not yet a whole message */
 	size_t in_len, in_cap;
 	uint64_t discarding;          /* >0: inside a refused message, bytes so far */
+	size_t head_sent;             /* of the queue's head: its bytes, then its NUL, written */
 	uint64_t msgs_in, bytes_in, msgs_out, bytes_out, refused, refused_bytes;
 };
 

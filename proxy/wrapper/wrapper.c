@@ -19,11 +19,13 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "http.h"
 #include "launch.h"
 #include "policy.h"
 #include "proxy.h"
 #include "route.h"
 #include "util.h"
+#include "ws.h"
 
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
 static int resolve_log(const char *v, char *out, size_t outlen, char *err, size_t errlen)
@@ -86,13 +88,13 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 		c->log_bodies = (size_t)size;
 	}
 	if ((v = getenv("CDPPROXY_CONTROL")) && *v) {
-		if (util_parse_hostport("CDPPROXY_CONTROL", v, c->control_host, sizeof c->control_host,
-					&c->control_port, err, errlen) < 0)
+		if (util_parse_hostport("CDPPROXY_CONTROL", v, c->admin_host, sizeof c->admin_host,
+					&c->admin_port, err, errlen) < 0)
 			return -1;
 		/* No token can be given to the client's own connections: loopback only. */
-		if (!access_is_loopback(c->control_host)) {
+		if (!access_is_loopback(c->admin_host)) {
 			snprintf(err, errlen, "CDPPROXY_CONTROL: %s is not a loopback address "
-				 "(CDP is full control of the browser)", c->control_host);
+				 "(CDP is full control of the browser)", c->admin_host);
 			return -1;
 		}
 	}
@@ -110,7 +112,7 @@ int wrapper_configure(struct wrapper_config *c, int argc, char **argv, char *err
 	memset(c, 0, sizeof *c);
 	c->max_message = 256ull << 20;
 	c->queue_bytes = 16ull << 20;
-	c->control_port = -1;
+	c->admin_port = -1;
 	if (read_env(c, err, errlen) < 0)
 		return -1;
 	if (wrapper_args(c, argc, argv, err, errlen) < 0) {
@@ -436,9 +438,10 @@ void wrapper_reload(struct wrapper *w, struct policy *p)
 }
 
 int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
-			int upstream_port, char *err, size_t errlen)
+			int upstream_port, const struct proxy_leg *mode_leg, char *err, size_t errlen)
 {
 	struct proxy_config cfg = {
+		.legs = { &http_leg, &ws_leg, mode_leg },
 		.listen_host = "127.0.0.1", .listen_port = port, .upstream_host = "127.0.0.1",
 		.upstream_port = upstream_port, .max_connections = 256, .upstream_timeout = 10,
 	};
@@ -457,21 +460,21 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 	return proxy_start(px, &cfg, p, err, errlen);
 }
 
-int wrapper_listen_control(struct wrapper *w, struct proxy *px, char *err, size_t errlen)
+int wrapper_listen_admin(struct wrapper *w, struct proxy *px, char *err, size_t errlen)
 {
 	char why[512];
 	int bound;
 
-	if (!*w->cfg.control_host)
+	if (!*w->cfg.admin_host)
 		return 0;
 	/* Exactly the port asked for (chrome-launcher hides our stderr, so a
 	 * fixed port is how its users find us): taken is an error, not another. */
-	if (proxy_listen_also(px, w->cfg.control_host, w->cfg.control_port, &bound, why,
+	if (proxy_listen_also(px, w->cfg.admin_host, w->cfg.admin_port, &bound, why,
 			      sizeof why) < 0) {
 		snprintf(err, errlen, "CDPPROXY_CONTROL: %s", why);
 		return -1;
 	}
 	fprintf(stderr, "cdpproxy-chromium: control on http://%s:%d/proxy/stats\n",
-		w->cfg.control_host, bound);
+		w->cfg.admin_host, bound);
 	return 0;
 }

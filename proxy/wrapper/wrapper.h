@@ -33,8 +33,8 @@ struct wrapper_config {
 	size_t log_bodies;            /* CDPPROXY_LOG_BODIES: bytes of body logged, 0: none */
 	uint64_t max_message;         /* CDPPROXY_MAX_MESSAGE, default 256 MiB */
 	uint64_t queue_bytes;         /* per direction, before the producer is paused */
-	char control_host[128];       /* CDPPROXY_CONTROL=HOST:PORT; "" when unset */
-	int control_port;
+	char admin_host[128];         /* the admin listener (/proxy/), CDPPROXY_CONTROL=HOST:PORT; "" when unset */
+	int admin_port;
 };
 
 /* Reads the client's argv (argv[0] is the wrapper) and the CDPPROXY_*
@@ -102,14 +102,16 @@ struct proxy;
 /* Both modes serve through px: signals wake its loop (w->wake), and SIGHUP's
  * policy becomes its core's (wrapper_reload). */
 void wrapper_serve(struct wrapper *w, struct proxy *px);
+struct proxy_leg;
 /* Starts px as the wrapper's configuration asks (log, policy, limits),
  * listening on host:port (port -1: not at all) and forwarding to Chrome on
- * upstream_port; w->cfg.policy is taken either way. 0, or -1 with err. */
+ * upstream_port, with the HTTP and WebSocket legs and mode_leg (the mode's
+ * own, or NULL); w->cfg.policy is taken either way. 0, or -1 with err. */
 int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
-			int upstream_port, char *err, size_t errlen);
-/* Adds CDPPROXY_CONTROL's listener to px (none unset) and names it on
- * stderr. 0, or -1 with err (a port taken: no other is tried). */
-int wrapper_listen_control(struct wrapper *w, struct proxy *px, char *err, size_t errlen);
+			int upstream_port, const struct proxy_leg *mode_leg, char *err, size_t errlen);
+/* Adds the admin listener (CDPPROXY_CONTROL) to px (none unset) and names
+ * it on stderr. 0, or -1 with err (a port taken: no other is tried). */
+int wrapper_listen_admin(struct wrapper *w, struct proxy *px, char *err, size_t errlen);
 /* wrapper_tend's reload: the policy SIGHUP loaded, made the proxy's. */
 void wrapper_reload(struct wrapper *w, struct policy *p);
 

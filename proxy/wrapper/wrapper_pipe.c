@@ -2,7 +2,7 @@
  * one pipe leg, a pipe pair of Chromium's own as the other, both adopted
  * into the proxy's lws loop as raw files, and the message core between
  * them: the same scan, sessions, policy, stats and log as the WebSocket
- * proxy, and CDPPROXY_CONTROL served by the same HTTP side. */
+ * proxy, and the admin listener (CDPPROXY_CONTROL) served by the same HTTP leg. */
 #define _GNU_SOURCE   /* pipe2, F_SETPIPE_SZ */
 #include "wrapper.h"
 
@@ -147,8 +147,8 @@ static int wsi_side(struct pipe_run *r, struct lws *wsi, int *out)
 	return -1;
 }
 
-int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-			  void *in, size_t len)
+static int pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+			 void *in, size_t len)
 {
 	struct pipe_run *r = the_run;
 	int out = 0, s = r ? wsi_side(r, wsi, &out) : -1;
@@ -195,6 +195,14 @@ int wrapper_pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
 		return 0;
 	}
 }
+
+/* The pipe leg: its lws protocol, and its writes at each round's end. */
+static const struct lws_protocols pipe_protocols[] = {
+	{ "cdp-pipe", pipe_callback, 0, 0, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+static const struct proxy_leg pipe_leg = { .protocols = pipe_protocols, .round = pipe_flush };
 
 /* The client's fd (3 or 4) moved above 4, close-on-exec. -1 if not open. */
 static int take_client_fd(int fd)
@@ -259,10 +267,10 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	r.w = w;
 	the_run = &r;
 	wrapper_serve(w, &r.px);
-	/* The proxy's HTTP side listens only for CDPPROXY_CONTROL (/proxy/). */
-	if (wrapper_proxy_start(w, &r.px, NULL, -1, 0, err, errlen) < 0)
+	/* The proxy's HTTP leg listens only as the admin listener (/proxy/). */
+	if (wrapper_proxy_start(w, &r.px, NULL, -1, 0, &pipe_leg, err, errlen) < 0)
 		return -1;
-	if (wrapper_listen_control(w, &r.px, err, errlen) < 0) {
+	if (wrapper_listen_admin(w, &r.px, err, errlen) < 0) {
 		wrapper_serve(w, NULL);
 		proxy_stop(&r.px);
 		return -1;
@@ -292,12 +300,10 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	}
 	route_conn_opened(&r.cc);
 	r.px.on_wake = pipe_tend;
-	r.px.on_round = pipe_flush;
 	lws_sul_schedule(r.px.ctx, 0, &r.sul, tend_tick, TEND_US);
 	proxy_run(&r.px, &r.stop);
 	lws_sul_cancel(&r.sul);
 	r.px.on_wake = NULL;
-	r.px.on_round = NULL;
 	wrapper_serve(w, NULL);   /* the context goes now */
 	for (int s = DOWN; s <= UP; s++)   /* a pipe's end is a normal closure */
 		core_report_close(&r.cc, (enum side)s, r.in_done[DOWN] ? "client" : "upstream", 1000, "");

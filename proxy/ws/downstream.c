@@ -1,8 +1,10 @@
-/* downstream: the client's leg. lws's HTTP server reads a client's upgrade
- * request (and serves every other request); once the upgrade is allowed,
- * the proxy takes the socket over as an lws raw socket and answers the
- * upgrade itself, so that the client's frames are read by wsleg.c like
- * Chrome's, not by lws's WebSocket server (see wsleg.c for why). */
+/* downstream: the WebSocket leg's endpoint to the client. lws's HTTP
+ * server reads a client's upgrade request (and serves every other
+ * request); once the upgrade is allowed (the HTTP leg hands it over:
+ * proxy_upgrade), the proxy takes the socket over as an lws raw socket and
+ * answers the upgrade itself, so that the client's frames are read by
+ * wsleg.c like Chrome's, not by lws's WebSocket server (see wsleg.c for
+ * why); then the pair is opened and Chrome's endpoint started. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "conn.h"
+#include "route.h"
 #include "listen.h"
 #include "util.h"
 
@@ -46,9 +49,9 @@ static const char *upgrade_refused(struct lws *wsi, char *key, size_t keylen)
 /* Who sent the upgrade on wsi: its User-Agent, address and library. */
 static void client_of(struct lws *wsi, struct client_id *c)
 {
-	char *ua = http_header_dup(wsi, WSI_TOKEN_HTTP_USER_AGENT);
-	char *origin = http_header_dup(wsi, WSI_TOKEN_ORIGIN);
-	char *host = http_header_dup(wsi, WSI_TOKEN_HOST);
+	char *ua = listen_header_dup(wsi, WSI_TOKEN_HTTP_USER_AGENT);
+	char *origin = listen_header_dup(wsi, WSI_TOKEN_ORIGIN);
+	char *host = listen_header_dup(wsi, WSI_TOKEN_HOST);
 	struct client_hello h = {
 		.user_agent = ua, .origin = origin, .host = host,
 		.extensions = lws_hdr_total_length(wsi, WSI_TOKEN_EXTENSIONS) > 0,
@@ -80,6 +83,7 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	char resp[WSFRAME_ANSWER_MAX];
 	lws_adopt_desc_t ad;
 	struct lws *down;
+	struct conn *c;
 	int n;
 
 	client_of(wsi, &client);
@@ -102,7 +106,9 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 		free(client.user_agent);
 		return -1;
 	}
-	conn_open(px, down, path, &client);
+	c = conn_open(px, down, path, &client);
+	if (upstream_open(c) == 0)
+		route_conn_opened(&c->cc);
 	return -1;   /* lws lets its wsi go, on the stand-in */
 }
 
@@ -113,12 +119,12 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	int rc;
 
 	if ((why = upgrade_refused(wsi, key, sizeof key))) {
-		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
+		listen_refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
 		return 1;
 	}
 	/* As the client wrote it, as Chrome would have read it. */
 	if (!(path = proxy_request_target(px, wsi))) {
-		http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, PROXY_TARGET_REFUSED);
+		listen_refuse(wsi, HTTP_STATUS_BAD_REQUEST, PROXY_TARGET_REFUSED);
 		return 1;
 	}
 	rc = take_over(px, wsi, key, path);
@@ -126,8 +132,8 @@ int downstream_take(struct proxy *px, struct lws *wsi)
 	return rc;
 }
 
-int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		       void *in, size_t len)
+int downstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+			void *in, size_t len)
 {
 	struct conn *c = lws_get_opaque_user_data(wsi);
 
@@ -137,9 +143,9 @@ int conn_down_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 	switch (reason) {
 	case LWS_CALLBACK_RAW_RX:
 		core_read_clock(&c->px->core, wsi);
-		return wsleg_read(c, DOWN, in, len);
+		return wsleg_read(&c->leg[DOWN], in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
-		return conn_writeable(c, DOWN, wsi);
+		return flush_writeable(c, DOWN);
 	case LWS_CALLBACK_RAW_CLOSE:
 		lws_set_opaque_user_data(wsi, NULL);
 		conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");

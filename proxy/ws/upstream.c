@@ -1,8 +1,11 @@
-/* upstream: the proxy's WebSocket client leg to Chrome, on an lws raw socket:
- * the upgrade handshake; its frames are wsleg.c's. Why not lws's own
+/* upstream: the WebSocket leg's endpoint to Chrome, a WebSocket client on
+ * an lws raw socket: the connection, the upgrade handshake and its timer,
+ * and the socket's callback; its frames are wsleg.c's. Why not lws's own
  * WebSocket client: lws 4.1.6 copies each received payload byte through its
  * parser's state machine, and its writes cost a /dev/urandom read per frame
  * (the README's cost section has the figures). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn.h"
@@ -10,17 +13,43 @@
 
 #define HEAD_MAX 8192   /* Chrome's answer to the upgrade */
 
+/* Chrome took the connection but has not answered the upgrade in time. */
+static void upstream_timeout(lws_sorted_usec_list_t *sul)
+{
+	struct conn *c = lws_container_of(sul, struct conn, up_timer);
+	struct lws *wsi = c->leg[UP].wsi;
+	char why[240];
+
+	if (c->gone[UP])
+		return;
+	snprintf(why, sizeof why, "upstream %s did not answer the upgrade within %u s",
+		 c->px->upstream, c->px->cfg.upstream_timeout);
+	if (wsi) {   /* let it go without us, and have lws kill it */
+		lws_set_opaque_user_data(wsi, NULL);
+		lws_set_timeout(wsi, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
+	}
+	conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
+}
+
 int upstream_open(struct conn *c)
 {
 	struct proxy *px = c->px;
 	struct lws_client_connect_info i;
 
-	proxy_connect_info(px, &i, "cdp-up", c, &c->wsi[UP]);
+	proxy_connect_info(px, &i, "cdp-up", c, &c->leg[UP].wsi);
 	i.method = "RAW";
-	return lws_client_connect_via_info(&i) ? 0 : -1;
+	if (!lws_client_connect_via_info(&i) && !c->gone[UP]) {
+		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "upstream: cannot connect");
+		return -1;
+	}
+	if (!c->gone[UP])
+		lws_sul_schedule(px->ctx, 0, &c->up_timer, upstream_timeout,
+				 (lws_usec_t)px->cfg.upstream_timeout * LWS_US_PER_SEC);
+	return 0;
 }
 
-void upstream_free(struct conn *c)
+/* Frees Chrome's answer to the upgrade, once read. */
+static void head_free(struct conn *c)
 {
 	free(c->up.head);
 	c->up.head = NULL;
@@ -64,7 +93,7 @@ static int on_rx(struct conn *c, unsigned char *in, size_t len)
 	long body;
 
 	if (u->open)
-		return wsleg_read(c, UP, in, len);
+		return wsleg_read(&c->leg[UP], in, len);
 	u->head = xrealloc(u->head, u->head_len + len + 1);
 	memcpy(u->head + u->head_len, in, len);
 	u->head_len += len;
@@ -74,17 +103,17 @@ static int on_rx(struct conn *c, unsigned char *in, size_t len)
 	u->open = 1;
 	lws_sul_cancel(&c->up_timer);
 	if (c->cc.out[UP].head || c->closing[UP])
-		lws_callback_on_writable(c->wsi[UP]);
+		lws_callback_on_writable(c->leg[UP].wsi);
 	{
 		/* Frames may have come in the same read as the answer. */
-		int rc = wsleg_read(c, UP, (unsigned char *)u->head + body, u->head_len - (size_t)body);
-		upstream_free(c);
+		int rc = wsleg_read(&c->leg[UP], (unsigned char *)u->head + body, u->head_len - (size_t)body);
+		head_free(c);
 		return rc;
 	}
 }
 
-int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-		     void *in, size_t len)
+int upstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+		      void *in, size_t len)
 {
 	struct conn *c = lws_get_opaque_user_data(wsi);
 	char why[256];
@@ -109,7 +138,7 @@ int conn_up_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 			return send_request(c, wsi);
 		if (!c->up.open)
 			return 0;
-		return conn_writeable(c, UP, wsi);
+		return flush_writeable(c, UP);
 	case LWS_CALLBACK_RAW_CLOSE:
 		lws_set_opaque_user_data(wsi, NULL);
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,

@@ -1,5 +1,6 @@
-/* fuzz_wsleg: libFuzzer driver for the WebSocket legs' frame reader and
- * message reassembly (wsleg.c, conn.c) into the message core, fed bytes as a
+/* fuzz_wsleg: libFuzzer driver for the WebSocket endpoints' frame reader and
+ * message reassembly (wsleg.c), through the pair (conn.c) into the message
+ * core, fed bytes as a
  * socket delivers them, in random splits; a plain reference parser of RFC
  * 6455 is the oracle for the messages (and pongs) that must come out. */
 #include <fcntl.h>
@@ -10,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* conn.c itself, for its static leg operations and conn_free. */
+/* conn.c itself, for conn_free (the pair's reports are its statics). */
 #include "../../proxy/ws/conn.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,8 +35,6 @@ void lws_sul_schedule(struct lws_context *ctx, int tsi, lws_sorted_usec_list_t *
 }
 void lws_sul_cancel(lws_sorted_usec_list_t *sul) { (void)sul; }
 void lws_set_opaque_user_data(struct lws *wsi, void *data) { (void)wsi, (void)data; }
-int upstream_open(struct conn *c) { (void)c; return 0; }
-void upstream_free(struct conn *c) { (void)c; }
 
 /* What the reference parser expects out of the stream. */
 struct expect {
@@ -192,7 +191,7 @@ static void fail(const char *what, size_t i)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct proxy px;
-	static unsigned char *batch;   /* kept across runs: big, and only written to */
+	struct client_id client = { 0 };
 	struct expect e = { 0 };
 	struct conn *c;
 	enum side s;
@@ -213,16 +212,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&px, 0, sizeof px);
 	px.cfg.max_message = 64u << (data[0] >> 1 & 15);
 	px.cfg.upstream_timeout = 10;
-	px.batch = batch ? batch : (batch = xmalloc(BATCH_BYTES));
 	core_init(&px.core, NULL, NULL, 16u << 20);
 	reference(data + off, size - off, s == DOWN, px.cfg.max_message, &e);
 
-	c = xcalloc(1, sizeof *c);
-	c->px = &px;
-	core_conn_init(&px.core, &c->cc, &conn_ops, "/devtools/browser/fuzz");
-	c->wsi[DOWN] = c->wsi[UP] = fake_wsi;
+	c = conn_open(&px, fake_wsi, "/devtools/browser/fuzz", &client);
+	c->leg[UP].wsi = fake_wsi;
 	c->up.open = 1;
-	c->reading[DOWN] = c->reading[UP] = 1;
 
 	/* The legs unmask in place: a copy, fed in reads of 1 to 64 KiB. */
 	stream = xmalloc(size - off + 1);
@@ -234,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = rnd % 4 ? 1 + rnd % 64 : 1 + rnd % 65536;
 		if (n > size - off - i)
 			n = size - off - i;
-		if (wsleg_read(c, s, stream + i, n) < 0)
+		if (wsleg_read(&c->leg[s], stream + i, n) < 0)
 			break;
 		drain();
 		i += n;
@@ -256,7 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (i != e.n)
 			fail("a message the legs did not deliver", i);
 		for (i = 0, m = pq->head; m; m = m->next) {
-			if (m->type != MSG_PONG)
+			if (m->type != MSG_LEG)
 				continue;
 			if (i >= e.pings || m->len != e.ping_len[i] || memcmp(MSG_DATA(m), e.ping[i], m->len))
 				fail("a pong", i);

@@ -150,8 +150,8 @@ static void test_env(void)
 	is_str(c.log_path, want, "CDPPROXY_LOG: %%p is the PID");
 	is_int(c.log_bodies, 65536, "CDPPROXY_LOG_BODIES=1: 64 KiB of body");
 	is_int(c.max_message, 1 << 20, "CDPPROXY_MAX_MESSAGE");
-	is_str(c.control_host, "127.0.0.1", "CDPPROXY_CONTROL: host");
-	is_int(c.control_port, 9400, "CDPPROXY_CONTROL: port");
+	is_str(c.admin_host, "127.0.0.1", "CDPPROXY_CONTROL: host");
+	is_int(c.admin_port, 9400, "CDPPROXY_CONTROL: port");
 	wrapper_config_free(&c);
 
 	setenv("CDPPROXY_LOG", "/tmp", 1);

@@ -1,0 +1,107 @@
+/* wsleg: one WebSocket endpoint on an lws raw socket, as the proxy frames
+ * it itself (lws 4.1.6's parsers copy payload one byte at a time): frames
+ * read, unmasked and reassembled into whole messages that it reports up
+ * through an ops table; the core's queue for that peer written back as
+ * frames, batched, with what the socket does not take kept to go first;
+ * its close frame. It knows no other endpoint and no core connection. */
+#ifndef CDPPROXY_WSLEG_H
+#define CDPPROXY_WSLEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libwebsockets.h>
+
+#include "queue.h"
+#include "wsframe.h"
+
+/* What an endpoint hands up. side is the caller's tag (wsleg_init). */
+struct wsleg_ops {
+	/* A whole data message (taken). */
+	void (*deliver)(void *ctx, int side, struct msg *m);
+	/* A message grows past max_message: it is read to its end and thrown
+	 * away; whole is 0 when that begins (bytes: its size at least), 1 once
+	 * its last byte is in. */
+	void (*too_large)(void *ctx, int side, uint64_t bytes, int whole);
+	/* A ping came: m is its pong, to queue for the same peer (taken). */
+	void (*pong)(void *ctx, int side, struct msg *m);
+	/* The peer's close frame (its payload, checked). */
+	void (*closed)(void *ctx, int side, const unsigned char *p, size_t len);
+	/* The peer broke the protocol (why). The endpoint closes itself. */
+	void (*broken)(void *ctx, int side, const char *why);
+	/* The head of the queue being written is written whole. */
+	void (*written)(void *ctx, int side);
+};
+
+/* Bytes of frames the socket did not take (of a batch of small messages or
+ * a close frame), written before anything else. A large message's rest
+ * stays in the message itself (see out_sent). */
+struct wsleg_unsent {
+	unsigned char *buf;
+	size_t off, len, cap;         /* buf[off..len) is still to go */
+};
+
+struct wsleg {
+	struct lws *wsi;              /* NULL until connected, and once closed */
+	int side;
+	int client;                   /* the proxy is the client here (Chrome's end): frames out masked */
+	const struct wsleg_ops *ops;
+	void *ctx;
+	uint64_t max_message;
+	/* Reading. */
+	unsigned char hdr[WSFRAME_HEADER_MAX];  /* a frame header, so far */
+	size_t hdr_have;
+	struct wsframe frame;         /* the frame being read */
+	uint64_t left, off;           /* its payload bytes still to come, and read */
+	int in_frame;
+	int in_message;               /* a data frame without FIN came: more follow */
+	unsigned char control[125];   /* a close or ping frame's payload */
+	size_t control_len;
+	struct msg *rx;               /* the message being reassembled */
+	int discarding;               /* skipping the rest of a message over max_message */
+	int reading;                  /* lws reads the socket (wsleg_rx_flow) */
+	/* Writing. */
+	struct wsleg_unsent unsent;
+	const struct msg *out;        /* the large message being written from its own buffer */
+	size_t out_hdr, out_sent;     /* its header (in its headroom), and bytes of both written */
+	int full;                     /* the socket took less than offered: wait to write */
+	int last_write;               /* close once unsent is written: nothing more goes */
+	lws_sorted_usec_list_t hold;  /* a delayed message's time */
+	/* Closing. */
+	uint16_t close_code;          /* the close frame to send (wsleg_close_with) */
+	char close_reason[124];
+	int close_sent;               /* the proxy's close frame went out */
+	uint64_t close_sent_us;       /* ... then (monotonic) */
+};
+
+/* Sets l up for the peer side, as the client's endpoint or the server's. */
+void wsleg_init(struct wsleg *l, int side, int client, uint64_t max_message,
+		const struct wsleg_ops *ops, void *ctx);
+/* Frees what l holds. */
+void wsleg_free(struct wsleg *l);
+
+/* Frames from the peer, n bytes at p (unmasked in place). Returns -1 to
+ * close the socket now. */
+int wsleg_read(struct wsleg *l, unsigned char *p, size_t n);
+/* Reads the socket or not: not while paused, unless the proxy's close
+ * went out and its answer is awaited. */
+void wsleg_rx_flow(struct wsleg *l, int paused);
+
+/* Writes q's messages as frames, batched, as much as the socket takes;
+ * ops->written takes each one written whole off q. 1 when q and what was
+ * unsent are all written, 0 when the rest waits (lws calls back), -1 when
+ * the socket failed or is to be closed now. */
+int wsleg_write(struct wsleg *l, struct queue *q);
+/* Has the socket bytes it has not taken yet? */
+static inline int wsleg_pending(const struct wsleg *l)
+{
+	return l->unsent.off < l->unsent.len;
+}
+/* The close frame to send when the time comes: the first one asked wins. */
+void wsleg_close_with(struct wsleg *l, uint16_t code, const char *reason);
+/* Sends the close frame (after what the socket has not taken yet). Returns
+ * -1 when the socket is to be closed now, 0 when that waits: for the rest
+ * of the frame, or, the server's end, for the client's answer. */
+int wsleg_close(struct wsleg *l);
+
+#endif
