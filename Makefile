@@ -60,7 +60,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy bench-instr protocol-names
+.PHONY: all deps check test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-names
 all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
@@ -89,6 +89,19 @@ $(B)/gen/dashboard_html.c: proxy/http/dashboard.html proxy/http/dashboard_csp.pl
 $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*/*.d)
+
+# One object per .c file that the programs link from source (the main()s, the
+# tools' own files, subfolders included), only for the call-cycle test
+# (02-calls.t), which reads what each defines and uses; a tool sees all of its
+# folders.
+CALLS_OBJ := $(patsubst proxy/%.c,$(B)/obj/%.o,$(wildcard proxy/app/*.c)) \
+             $(patsubst %.c,$(B)/obj/%.o,$(filter-out tools/common/%,$(shell find tools -mindepth 2 -name '*.c')))
+calls-objs: $(LIB_OBJ) $(TLIB_OBJ) $(CALLS_OBJ)
+$(B)/obj/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/common $(addprefix -I,$(shell find tools/$(firstword $(subst /, ,$*)) -type d)) \
+	    $(call cflags,$(LIBS_UNIT)) -MMD -MP -c -o $@ $<
+-include $(shell find $(B)/obj/tools -name '*.d' 2>/dev/null)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -119,6 +132,10 @@ $(B)/%: $$(wildcard tools/%/*.c) $$(wildcard tools/%/*.h) $(wildcard tools/commo
         $(B)/libtools.a $(B)/libcdpproxy.a
 	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* -Itools/common $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+
+# For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
+print-layers: ; @echo $(LAYERS)
+print-sees-%: ; @echo $(call sees,$*)
 
 deps:
 	@tools/deps.sh
