@@ -15,7 +15,9 @@ TMP=$(mktemp -d /tmp/cdpproxy-02-calls.XXXXXX) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-layers=$(make -s print-layers) || { echo "Bail out! make print-layers failed"; exit 1; }
+# Run from a recipe (make check), the outer make's flags are not for these.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
+layers=$(mk print-layers) || { echo "Bail out! make print-layers failed"; exit 1; }
 # Every tool that is a folder; tools/NAME.c is one file and cannot have a cycle.
 tools=""
 for d in tools/*/; do
@@ -74,7 +76,7 @@ report $? "and passes the same files without the edge back" "$TMP/out"
 
 # The objects, one per .c file: the library's, the main()s' and the tools'
 # (make calls-objs; nothing to do when the build is up to date).
-make -s B="$B" calls-objs >"$TMP/make.out" 2>&1 ||
+mk B="$B" calls-objs >"$TMP/make.out" 2>&1 ||
     { echo "Bail out! make calls-objs failed"; sed 's/^/# /' "$TMP/make.out"; exit 1; }
 objs() {  # SRC...: the object of each, which must be newer than its source
     for c in "$@"; do
