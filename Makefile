@@ -147,10 +147,22 @@ report: deps
 	$(B)/cdpbench --out report
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
+# prove runs the files that measure time or load the machine first, one at a
+# time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
+JOBS  ?= 3
+PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
+TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
 test: deps
-	$(MAKE) all EXTRA_CFLAGS=-Werror
-	CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz \
-	    prove --exec '' --timer $(UNIT) tests/integration/*.t
+	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
+	$(TEST_ENV) $(PROVE) -j$(JOBS) $(UNIT) tests/integration/*.t
+
+# The edit-compile-test loop: the build, the unit tests and the integration
+# tests that start no browser (not the fuzz smoke: clang builds, 90 s), with
+# 50-load's runs cut to LOAD_COUNT commands a connection (make test: 100k).
+CHECK_T := $(addprefix tests/integration/,01-layers.t 02-calls.t 50-load.t 65-events-stream.t 71-slow-client.t)
+check: deps
+	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
+	$(TEST_ENV) LOAD_COUNT=20000 $(PROVE) -j$(JOBS) $(UNIT) $(CHECK_T)
 
 unit: deps
 	$(MAKE) all
@@ -159,12 +171,13 @@ unit: deps
 # The whole suite with the proxy, the library and the unit tests built with
 # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, in $(B)/asan.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+ASAN_JOBS ?= 2
 asan: deps
-	$(MAKE) all
+	$(MAKE) all calls-objs
 	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	CDPPROXY_BIN=$(B)/asan/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz CDPPROXY_SANITIZED=1 \
-	    prove --exec '' --timer $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
+	    $(PROVE) -j$(ASAN_JOBS) $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
 
 # The unit tests and the proxy in the integration tests under valgrind's memcheck.
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite

@@ -78,7 +78,9 @@ function checkCell(rep, c) {
 test('cdpbench --quick fills every cell and writes a report that parses', { timeout: 150000 }, async (t) => {
   const out = h.tmpdir('cdpbench-quick-');
   const started = Date.now();
-  const r = await cdpbench(['--quick', '--out', out.dir], 140000);
+  // 1 MiB bodies, not --quick's 4: what is checked is every cell and every
+  // byte, not a speed, and the Network and playwright u8 trials take 4x less.
+  const r = await cdpbench(['--quick', '--mib', '1', '--out', out.dir], 140000);
   t.diagnostic(`cdpbench --quick took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /vs none/, 'the table is printed');
@@ -152,7 +154,7 @@ test('a replay captured from real Playwright through cdpproxy runs as a scenario
   fs.writeFileSync(spoiled, recs.flatMap((x) => (x === net ? [x, bad] : [x])).map((x) => JSON.stringify(x)).join('\n') + '\n');
 
   const r = await cdpbench(['--replay', proxy.logPath, '--replay', spoiled, '--scenarios', 'none', '--bodies', 'u8',
-    '--mib', '2', '--rounds', '2', '--warmup-rounds', '0', '--out', out.dir], 120000);
+    '--mib', '1', '--rounds', '2', '--warmup-rounds', '0', '--out', out.dir], 120000);
   proxy.removeDir();
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
@@ -245,13 +247,13 @@ test('--budget with a target no run reaches spends the budget and says which cel
   const out = h.tmpdir('cdpbench-budget-');
   const started = Date.now();
   const r = await cdpbench(['--scenarios', 'none,attach', '--bodies', 'u8', '--mib', '1',
-    '--rounds', '2', '--warmup-rounds', '0', '--budget', '40s', '--target-ci', '0.001',
+    '--rounds', '2', '--warmup-rounds', '0', '--budget', '30s', '--target-ci', '0.001',
     '--measure-ms', '0', '--out', out.dir], 110000);
   const took = (Date.now() - started) / 1000;
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
   assert.equal(rep.config.stopped_because, 'the budget was spent');
-  assert.ok(took < 40 + 15, `the budget holds: ${took} s for 40 s`);
+  assert.ok(took < 30 + 15, `the budget holds: ${took} s for 30 s`);
   assert.ok(rep.config.measured_rounds_run > 2, `rounds were added (${rep.config.measured_rounds_run})`);
   const attach = rep.cells.find((c) => c.scenario === 'attach');
   assert.equal(attach.precision.reached, false, 'attach did not reach +-0.1%');
