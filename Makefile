@@ -158,11 +158,12 @@ test: deps
 
 # The edit-compile-test loop: the build, the unit tests and the integration
 # tests that start no browser (not the fuzz smoke: clang builds, 90 s), with
-# 50-load's runs cut to LOAD_COUNT commands a connection (make test: 100k).
+# 50-load's runs cut to LOAD_COUNT commands a connection (make test: 100k)
+# and its bench-proxy run without Chromium (NO_BROWSER=1).
 CHECK_T := $(addprefix tests/integration/,01-layers.t 02-calls.t 50-load.t 65-events-stream.t 71-slow-client.t)
 check: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
-	$(TEST_ENV) LOAD_COUNT=20000 $(PROVE) -j$(JOBS) $(UNIT) $(CHECK_T)
+	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 $(PROVE) -j$(JOBS) $(UNIT) $(CHECK_T)
 
 unit: deps
 	$(MAKE) all
