@@ -78,7 +78,8 @@ report $? "and passes the same files without the edge back" "$TMP/out"
 # (make calls-objs; nothing to do when the build is up to date).
 mk B="$B" calls-objs >"$TMP/make.out" 2>&1 ||
     { echo "Bail out! make calls-objs failed"; sed 's/^/# /' "$TMP/make.out"; exit 1; }
-objs() {  # SRC...: the object of each, which must be newer than its source
+objs() {  # SRC...: the object of each in $TMP/objs; each must be newer than its source
+    : >"$TMP/objs"
     for c in "$@"; do
         [ -e "$c" ] || continue
         case $c in
@@ -88,19 +89,22 @@ objs() {  # SRC...: the object of each, which must be newer than its source
         esac
         o=${o%.c}.o
         [ -e "$o" ] && [ ! "$c" -nt "$o" ] || { echo "Bail out! $o is missing or older than $c"; exit 1; }
-        echo "$o"
+        echo "$o" >>"$TMP/objs"
     done
 }
 
 set --
 for l in $layers; do set -- "$@" proxy/"$l"/*.c; done
+objs "$@"
 # shellcheck disable=SC2046
-perl "$CYCLES" --strip "$B/obj/" $(objs "$@") >"$TMP/out" 2>&1
+perl "$CYCLES" --strip "$B/obj/" $(cat "$TMP/objs") >"$TMP/out" 2>&1
 report $? "proxy/: no call cycle among the layers' .c files (nodes are paths under proxy/)" "$TMP/out"
 
 for t in $tools; do
     # shellcheck disable=SC2046
-    perl "$CYCLES" --strip "$B/obj/" $(objs $(find "tools/$t" tools/common -name '*.c' | sort)) >"$TMP/out" 2>&1
+    objs $(find "tools/$t" tools/common -name '*.c' | sort)
+    # shellcheck disable=SC2046
+    perl "$CYCLES" --strip "$B/obj/" $(cat "$TMP/objs") >"$TMP/out" 2>&1
     report $? "tools/$t (with tools/common as common/): no call cycle among its .c files" "$TMP/out"
 done
 exit $failed
