@@ -60,7 +60,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all deps test report unit clean asan valgrind fuzz soak bench-proxy bench-instr protocol-names
+.PHONY: all deps check test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-names
 all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
 
 # Each object depends on the headers it includes (-MMD), no more.
@@ -89,6 +89,19 @@ $(B)/gen/dashboard_html.c: proxy/http/dashboard.html proxy/http/dashboard_csp.pl
 $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*/*.d)
+
+# One object per .c file that the programs link from source (the main()s, the
+# tools' own files, subfolders included), only for the call-cycle test
+# (02-calls.t), which reads what each defines and uses; a tool sees all of its
+# folders.
+CALLS_OBJ := $(patsubst proxy/%.c,$(B)/obj/%.o,$(wildcard proxy/app/*.c)) \
+             $(patsubst %.c,$(B)/obj/%.o,$(filter-out tools/common/%,$(shell find tools -mindepth 2 -name '*.c')))
+calls-objs: $(LIB_OBJ) $(TLIB_OBJ) $(CALLS_OBJ)
+$(B)/obj/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/common $(addprefix -I,$(shell find tools/$(firstword $(subst /, ,$*)) -type d)) \
+	    $(call cflags,$(LIBS_UNIT)) -MMD -MP -c -o $@ $<
+-include $(shell find $(B)/obj/tools -name '*.d' 2>/dev/null)
 
 $(B)/libcdpproxy.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -124,6 +137,10 @@ $(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h too
 	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
+# For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
+print-layers: ; @echo $(LAYERS)
+print-sees-%: ; @echo $(call sees,$*)
+
 deps:
 	@tools/deps.sh
 
@@ -134,10 +151,25 @@ report: deps
 	$(B)/cdpbench --out report
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
+# prove runs the files that measure time or load the machine first, one at a
+# time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
+JOBS  ?= 3
+PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
+TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
 test: deps
-	$(MAKE) all EXTRA_CFLAGS=-Werror
-	CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz \
-	    prove --exec '' --timer $(UNIT) tests/integration/*.t
+	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
+	$(TEST_ENV) $(PROVE) -j$(JOBS) $(UNIT) tests/integration/*.t
+
+# The edit-compile-test loop: the build, the unit tests and the integration
+# tests that start no browser (not the fuzz smoke: clang builds, 90 s), with
+# 50-load's runs cut to LOAD_COUNT commands a connection (make test: 100k)
+# and its bench-proxy run without Chromium (NO_BROWSER=1). All JOBS at a
+# time, the longest first: the others here only wait, and 50's rate checks
+# have windows wide enough for a busy machine.
+CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t)
+check: deps
+	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
+	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT)
 
 unit: deps
 	$(MAKE) all
@@ -146,12 +178,13 @@ unit: deps
 # The whole suite with the proxy, the library and the unit tests built with
 # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, in $(B)/asan.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+ASAN_JOBS ?= 2
 asan: deps
-	$(MAKE) all
+	$(MAKE) all calls-objs
 	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	CDPPROXY_BIN=$(B)/asan/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz CDPPROXY_SANITIZED=1 \
-	    prove --exec '' --timer $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
+	    $(PROVE) -j$(ASAN_JOBS) $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
 
 # The unit tests and the proxy in the integration tests under valgrind's memcheck.
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite

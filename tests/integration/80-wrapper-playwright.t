@@ -48,7 +48,7 @@ async function runRig(server, env = {}) {
   logs.remove();
   out.remove();
   const wrappers = Object.keys(logsRead).map((f) => Number(/cdpproxy-chromium-(\d+)\.jsonl/.exec(f)[1]));
-  return { code, report, stdout, stderr, logs: logsRead, wrappers };
+  return { code, report, stdout, stderr, logs: logsRead, wrappers, logDir: logs.dir };
 }
 
 // Every test result of a JSON report, flattened: {title, status, stdout}.
@@ -91,7 +91,9 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
     assert.equal(h.alive(pid), false, `wrapper ${pid} has exited`);
     assert.deepEqual(wr.tmpdirsOf(pid), [], `wrapper ${pid} left no temporary directory`);
   }
-  const left = h.allPids().filter((p) => h.alive(p) && h.cmdline(p)[0] === h.WRAPPER_BIN);
+  // (this run's wrappers only, by their CDPPROXY_LOG: the tests run in parallel)
+  const left = h.allPids().filter((p) => h.alive(p) && h.cmdline(p)[0] === h.WRAPPER_BIN &&
+    h.environ(p).includes(`CDPPROXY_LOG=${plain.logDir}`));
   assert.deepEqual(left, [], 'no wrapper process left');
   for (const [file, log] of Object.entries(plain.logs)) {
     // The WebSocket leg's schema: the core writes both legs' records.

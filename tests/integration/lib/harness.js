@@ -105,6 +105,11 @@ function cmdline(pid) {
   try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { return []; }
 }
 
+// The environment pid was started with, as NAME=VALUE strings ([] if gone).
+function environ(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean); } catch { return []; }
+}
+
 // Live descendants of pid (children, grandchildren, ...).
 function descendants(pid) {
   const stats = allPids().map(procStat).filter(Boolean);
@@ -569,7 +574,7 @@ async function putPolicy(endpoint, body) {
 module.exports = {
   ROOT, PROXY_BIN, WRAPPER_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
-  procStat, rssKiB, alive, descendants, cmdline, allPids,
+  procStat, rssKiB, alive, descendants, cmdline, environ, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked, startEcho,
   httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,
   checkProxyExit, closesOf, sha256,
