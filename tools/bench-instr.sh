@@ -59,8 +59,12 @@ MODULES='
 # code inlined from a header (SSE2 intrinsics, static inlines) is reported
 # under the header's name and the function it was inlined into.
 : >"$TMP/funcs"
-for o in "$B"/obj/*/*.o; do
-	src=proxy/${o#"$B"/obj/}; src=${src%.o}.c
+# From the sources, not a glob of $B/obj: an object whose source was renamed
+# away stays there until `make clean`, and would be counted twice.
+for src in "$ROOT"/proxy/*/*.c; do
+	src=proxy/${src#"$ROOT"/proxy/}
+	o=$B/obj/${src#proxy/}; o=${o%.c}.o
+	[ -e "$o" ] || continue   # not built (yet)
 	nm --defined-only "$o" 2>/dev/null | awk -v f="$src" "function module(f) { $MODULES }"'
 		$2 ~ /^[tT]$/ { print $3, module(f) }' >>"$TMP/funcs"
 done

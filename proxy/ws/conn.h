@@ -41,7 +41,7 @@ struct conn {
 /* conn.c: the pair. */
 /* A pair for the client's WebSocket down (its upgrade answered), to the
  * upstream's path, for client (taken): logged. Then upstream_open, then
- * core_conn_opened. */
+ * route_conn_opened. */
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 		       struct client_id *client);
 /* Closes side s with code and reason once what is queued for it is written. */
