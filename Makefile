@@ -151,8 +151,8 @@ report: deps
 	$(B)/cdpbench --out report
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
-# prove runs the files that measure time or load the machine first, one at a
-# time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
+# prove runs the files that load the machine or hold tight time bounds first,
+# one at a time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
 JOBS  ?= 3
 PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
 TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
