@@ -1,4 +1,4 @@
-/* cdplog: reads a cdpproxy --log file offline: summary, pairs, timeline. */
+/* cdplog: reads a cdpproxy --log file offline: summary, pairs, timeline, har. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -11,7 +11,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: cdplog summary|pairs|timeline LOG [options]\n"
+	fputs("usage: cdplog summary|pairs|timeline|har LOG [options]\n"
 	      "Reads a cdpproxy --log file (JSON Lines; - for stdin) in one pass, with bounded memory.\n\n"
 	      "  summary     per domain and method: messages, commands, events, bytes, round-trip\n"
 	      "              p50/p99/max, errors (busiest first); sessions with their targets and\n"
@@ -20,7 +20,12 @@ static void usage(FILE *out)
 	      "  pairs       each command with its answer, one line each, in the order sent: time,\n"
 	      "              conn, session, method, round trip, error (its message with --log-bodies)\n"
 	      "  timeline    per session, in time order: attach, URL changes, each X.enable and\n"
-	      "              X.disable, marks, and the policy switches while it lived\n\n"
+	      "              X.disable, marks, and the policy switches while it lived\n"
+	      "  har         a HAR 1.2 file (Chrome DevTools' Network panel imports it, Playwright's\n"
+	      "              routeFromHAR replays it): an entry per request of each page session\n"
+	      "              (redirects apart) with headers, timings, request bodies and the\n"
+	      "              response bodies the client fetched; pages from the navigations.\n"
+	      "              Needs a log recorded with --log-bodies; secrets stay redacted\n\n"
 	      "  --json              JSON instead of text (pairs: one object a line)\n"
 	      "  --session S         pairs, timeline: only session S (a prefix of its id; - for none)\n"
 	      "  --method M          pairs: only method M (a name, a glob like 'Runtime.*', a domain)\n"
@@ -32,17 +37,23 @@ static void usage(FILE *out)
 	      "  --pending N         commands kept awaiting their answer (default 100000); older\n"
 	      "                      ones are shown or counted as unanswered\n"
 	      "  --sessions-max N    sessions kept at once (default 10000); the least recently\n"
-	      "                      seen is forgotten\n"
+	      "                      seen is forgotten (har: its requests are written as they are)\n"
+	      "  -o FILE             har: write to FILE (default: standard output)\n"
+	      "  --per-session       har: one file per page session, FILE's name with the session\n"
+	      "                      id before .har (out.har: out-SESSIONID.har); needs -o\n"
+	      "  --max-requests N    har: requests held at once, in flight or awaiting the client's\n"
+	      "                      body fetch (default 1000); past it the oldest is written as it\n"
+	      "                      is, its comment saying so\n"
 	      "  --version, --help\n", out);
 }
 
 enum { O_JSON = 256, O_SESSION, O_METHOD, O_CONN, O_SINCE, O_UNTIL, O_TOP, O_PENDING,
-       O_SESSIONS_MAX, O_HELP, O_VERSION };
+       O_SESSIONS_MAX, O_PER_SESSION, O_MAX_REQUESTS, O_HELP, O_VERSION };
 
 /* Parses argv; returns 0 to run *cmd on *path, 1 when --help or --version
  * was answered, -1 with one line in err. */
-static int parse_args(int argc, char **argv, struct logrec_opts *o, const char **cmd,
-		      const char **path, char *err, size_t errlen)
+static int parse_args(int argc, char **argv, struct logrec_opts *o, struct har_opts *ho,
+		      const char **cmd, const char **path, char *err, size_t errlen)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, O_JSON },
@@ -54,6 +65,8 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 		{ "top", required_argument, NULL, O_TOP },
 		{ "pending", required_argument, NULL, O_PENDING },
 		{ "sessions-max", required_argument, NULL, O_SESSIONS_MAX },
+		{ "per-session", no_argument, NULL, O_PER_SESSION },
+		{ "max-requests", required_argument, NULL, O_MAX_REQUESTS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -63,8 +76,10 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 	int c, li = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", opts, &li)) != -1) {
 		switch (c) {
+		case 'o': ho->out = optarg; break;
+		case O_PER_SESSION: ho->per_session = 1; break;
 		case O_JSON: o->json = 1; break;
 		case O_SESSION: o->session = optarg; break;
 		case O_METHOD: o->method = optarg; break;
@@ -74,6 +89,7 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 		case O_TOP:
 		case O_PENDING:
 		case O_SESSIONS_MAX:
+		case O_MAX_REQUESTS:
 			snprintf(flag, sizeof flag, "--%s", opts[li].name);
 			if (util_parse_long(flag, optarg, c == O_CONN || c == O_TOP ? 0 : 1, LONG_MAX, &v,
 					    err, errlen) < 0)
@@ -84,6 +100,8 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 				o->top = (size_t)v;
 			else if (c == O_PENDING)
 				o->pending_max = (size_t)v;
+			else if (c == O_MAX_REQUESTS)
+				ho->max_requests = (size_t)v;
 			else
 				o->sessions_max = (size_t)v;
 			break;
@@ -105,8 +123,12 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 	}
 	*cmd = argv[optind];
 	*path = argv[optind + 1];
-	if (strcmp(*cmd, "summary") && strcmp(*cmd, "pairs") && strcmp(*cmd, "timeline")) {
-		snprintf(err, errlen, "unknown command '%s': summary, pairs or timeline (see --help)", *cmd);
+	if (strcmp(*cmd, "summary") && strcmp(*cmd, "pairs") && strcmp(*cmd, "timeline") && strcmp(*cmd, "har")) {
+		snprintf(err, errlen, "unknown command '%s': summary, pairs, timeline or har (see --help)", *cmd);
+		return -1;
+	}
+	if (ho->per_session && (!ho->out || !strcmp(ho->out, "-"))) {
+		snprintf(err, errlen, "--per-session wants -o FILE to name its files after (see --help)");
 		return -1;
 	}
 	return 0;
@@ -115,12 +137,13 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 int main(int argc, char **argv)
 {
 	struct logrec_opts o = { .top = 30, .pending_max = 100000, .sessions_max = 10000 };
+	struct har_opts ho = { .out = "-", .max_requests = 1000 };
 	const char *cmd = NULL, *path = NULL;
 	char err[300] = "";
 	FILE *f;
 	int rc;
 
-	rc = parse_args(argc, argv, &o, &cmd, &path, err, sizeof err);
+	rc = parse_args(argc, argv, &o, &ho, &cmd, &path, err, sizeof err);
 	if (rc)
 		goto done;
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -131,6 +154,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "summary"))
 		rc = cdplog_summary(f, path, &o, stdout, err, sizeof err);
+	else if (!strcmp(cmd, "har"))
+		rc = cdplog_har(f, path, &o, &ho, err, sizeof err);
 	else if (!strcmp(cmd, "pairs"))
 		rc = cdplog_pairs(f, path, &o, stdout, err, sizeof err);
 	else

@@ -1,0 +1,677 @@
+/* har: `cdplog har`: a HAR 1.2 file from a log in one pass. Each request of
+ * a page session is followed through its Network events and written once
+ * it is done (and its body fetched, or never to be); pages come from the
+ * main frame's navigations. Only what is in flight is held, within
+ * --max-requests and --sessions-max. Every body used is redacted again
+ * (redact.c), as the proxy redacts its log: the log may have been recorded
+ * with --log-secrets, and a HAR travels further than a log. */
+#include "cdplog.h"
+#include "har.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+#include "table.h"
+#include "util.h"
+
+struct har_page {
+	char id[32];
+	char *loader;                /* its document's loaderId, or NULL */
+	double wall, mono;           /* start: wall and monotonic seconds (mono 0: unknown) */
+	json_t *title;
+	double on_content, on_load;  /* ms since the start, -1 unknown */
+	uint64_t refs;               /* entries that name it */
+};
+
+struct har_sess {
+	char *key;
+	size_t klen;
+	uint64_t conn;
+	char *session, *main_frame;
+	double mono_off;             /* wall - monotonic seconds, from the last request; 0 unknown */
+	struct har_page *page;
+	struct har_out *out;         /* --per-session */
+	struct har_sess *prev, *next;   /* least recently seen first */
+};
+
+struct har_req {
+	char *key;
+	size_t klen;
+	struct har_sess *sess;
+	char *pageref;
+	struct har_hop hop;
+	json_t *next_req_extra, *next_resp_extra;   /* extra info that came for the next hop */
+	json_t *entry;               /* built when done: awaiting its body */
+	json_t *early_body;          /* a getResponseBody result before loadingFinished */
+	int started;                 /* its requestWillBeSent is in (not only extra info) */
+	struct har_req *prev, *next;   /* oldest first */
+};
+
+struct har {
+	const struct har_opts *o;
+	const char *source;
+	size_t sessions_max;
+	struct table reqs, sessions;
+	struct har_req *oldest, *newest;
+	size_t nreqs;
+	struct har_sess *lru, *mru;
+	struct logrec_pending cmds;   /* getResponseBody, getRequestPostData awaiting their answer */
+	struct har_out *out;          /* all in one file */
+	uint64_t pages_seq, entries, bodies, pushed_out, unfinished, cut, forgotten, bodies_seen;
+	int failed;
+	char err[300];
+};
+
+/* Redacted by the proxy's own rule: the record's body as a CDP message, or
+ * NULL when absent, cut or withheld. A new reference. */
+static json_t *clean_body(const struct logrec *r)
+{
+	json_t *b = logrec_body(r);
+	char *text, *clean = NULL;
+	size_t n;
+
+	if (!b)
+		return NULL;
+	text = json_dumps(b, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (text && (clean = redact_body(text, strlen(text), &n))) {
+		json_decref(b);
+		b = json_loadb(clean, n, 0, NULL);   /* REDACTED_NOT_JSON: NULL */
+	}
+	free(text);
+	free(clean);
+	return b;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static double num(json_t *o, const char *k)
+{
+	return json_is_number(json_object_get(o, k)) ? json_number_value(json_object_get(o, k)) : 0;
+}
+
+static void set_ref(json_t **slot, json_t *v)
+{
+	json_incref(v);
+	json_decref(*slot);
+	*slot = v;
+}
+
+/* --- outputs --------------------------------------------------------------- */
+
+/* The file a session's entries and pages go to, opened on first use; NULL
+ * after a failure (h->failed says why). */
+static struct har_out *out_for(struct har *h, struct har_sess *s)
+{
+	char *path, id[64];
+	const char *base = h->o->out;
+	size_t n = strlen(base);
+
+	if (!h->o->per_session)
+		return h->out;
+	if (s->out || h->failed)
+		return s->out;
+	if (n > 4 && !strcmp(base + n - 4, ".har"))
+		n -= 4;
+	if (s->session)
+		snprintf(id, sizeof id, "%.40s", s->session);
+	else
+		snprintf(id, sizeof id, "conn%" PRIu64, s->conn);
+	path = xmalloc(n + strlen(id) + 8);
+	sprintf(path, "%.*s-%s.har", (int)n, base, id);
+	if (!(s->out = har_out_open(path, h->source, h->err, sizeof h->err)))
+		h->failed = 1;
+	free(path);
+	return s->out;
+}
+
+/* --- pages ------------------------------------------------------------------ */
+
+static void page_close(struct har *h, struct har_sess *s)
+{
+	struct har_page *p = s->page;
+	struct har_out *out;
+	char when[40];
+
+	if (!p)
+		return;
+	s->page = NULL;
+	if (p->refs && (out = out_for(h, s))) {
+		json_t *j;
+		har_entry_iso(p->wall, when, sizeof when);
+		j = json_pack("{s:s,s:s,s:O,s:{s:f,s:f}}", "startedDateTime", when, "id", p->id, "title", p->title,
+			      "pageTimings", "onContentLoad", round(p->on_content * 1000) / 1000, "onLoad",
+			      round(p->on_load * 1000) / 1000);
+		har_out_page(out, j);
+		json_decref(j);
+	}
+	free(p->loader);
+	json_decref(p->title);
+	free(p);
+}
+
+static void page_open(struct har *h, struct har_sess *s, const char *loader, double wall, double mono,
+		      const char *url)
+{
+	struct har_page *p = xcalloc(1, sizeof *p);
+
+	page_close(h, s);
+	snprintf(p->id, sizeof p->id, "page_%" PRIu64, ++h->pages_seq);
+	p->loader = loader ? xstrdup(loader) : NULL;
+	p->wall = wall;
+	p->mono = mono;
+	p->title = util_json_str(url);
+	p->on_content = p->on_load = -1;
+	s->page = p;
+}
+
+/* A page timing (DOMContentLoaded, load) of the session's page at monotonic ts. */
+static void page_timing(struct har_sess *s, const char *loader, const char *name, double ts)
+{
+	struct har_page *p = s->page;
+	double v;
+
+	if (!p || !p->mono || !ts || (loader && p->loader && strcmp(loader, p->loader)))
+		return;
+	v = (ts - p->mono) * 1000;
+	if (v < 0)
+		return;
+	if (!strcmp(name, "DOMContentLoaded") && p->on_content < 0)
+		p->on_content = v;
+	else if (!strcmp(name, "load") && p->on_load < 0)
+		p->on_load = v;
+}
+
+/* --- requests --------------------------------------------------------------- */
+
+static void hop_clear(struct har_hop *hop)
+{
+	json_decref(hop->request);
+	json_decref(hop->req_extra);
+	json_decref(hop->response);
+	json_decref(hop->resp_extra);
+	json_decref(hop->type_owner);
+	memset(hop, 0, sizeof *hop);
+}
+
+static void req_free(struct har *h, struct har_req *q)
+{
+	table_del(&h->reqs, q->key, q->klen);
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		h->oldest = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	else
+		h->newest = q->prev;
+	h->nreqs--;
+	hop_clear(&q->hop);
+	json_decref(q->next_req_extra);
+	json_decref(q->next_resp_extra);
+	json_decref(q->entry);
+	json_decref(q->early_body);
+	free(q->pageref);
+	free(q->key);
+	free(q);
+}
+
+/* Builds the entry of q's current hop. */
+static void req_build(struct har_req *q, const char *redirect_url, const char *failed)
+{
+	json_decref(q->entry);
+	q->entry = har_entry_build(&q->hop, q->pageref, redirect_url, failed);
+}
+
+/* Writes q's entry (built now if it is not yet: the request is unfinished)
+ * with why as its content's comment (NULL: none) and forgets q. */
+static void req_write(struct har *h, struct har_req *q, const char *why)
+{
+	struct har_out *out;
+
+	if (q->started) {
+		if (!q->entry) {
+			h->unfinished++;
+			req_build(q, NULL, NULL);
+			json_object_set_new(q->entry, "comment", json_string("unfinished: no loadingFinished or "
+				"loadingFailed in the log before it was written"));
+		}
+		if (why)
+			har_entry_set_comment(q->entry, why);
+		if ((out = out_for(h, q->sess))) {
+			har_out_entry(out, q->entry);
+			h->entries++;
+		}
+	}
+	req_free(h, q);
+}
+
+static struct har_req *req_get(struct har *h, struct har_sess *s, const char *rid, int create)
+{
+	size_t rlen = strlen(rid), klen = s->klen + 1 + rlen;
+	char *key = xmalloc(klen);
+	void **v;
+	struct har_req *q = NULL;
+
+	memcpy(key, s->key, s->klen);
+	key[s->klen] = '\0';
+	memcpy(key + s->klen + 1, rid, rlen);
+	if ((v = table_get(&h->reqs, key, klen)) || !create) {
+		free(key);
+		return v ? *v : NULL;
+	}
+	if (h->nreqs >= h->o->max_requests && h->oldest) {
+		char why[160];
+		snprintf(why, sizeof why, "written before its body could be fetched: more than --max-requests "
+			 "%zu requests were open or awaiting their body", h->o->max_requests);
+		h->pushed_out++;
+		req_write(h, h->oldest, why);
+	}
+	q = xcalloc(1, sizeof *q);
+	q->key = key;
+	q->klen = klen;
+	q->sess = s;
+	*table_put(&h->reqs, key, klen) = q;
+	q->prev = h->newest;
+	if (h->newest)
+		h->newest->next = q;
+	else
+		h->oldest = q;
+	h->newest = q;
+	h->nreqs++;
+	return q;
+}
+
+/* --- sessions --------------------------------------------------------------- */
+
+static void sess_end(struct har *h, struct har_sess *s)
+{
+	struct har_req *q, *next;
+
+	for (q = h->oldest; q; q = next) {
+		next = q->next;
+		if (q->sess == s)
+			req_write(h, q, q->entry && !json_object_get(json_object_get(json_object_get(q->entry, "response"),
+				"content"), "comment") ? "its body was not fetched: no Network.getResponseBody "
+				"answer for it in the log" : NULL);
+	}
+	page_close(h, s);
+	if (s->out && har_out_close(s->out, NULL, h->err, sizeof h->err) < 0)
+		h->failed = 1;
+	table_del(&h->sessions, s->key, s->klen);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		h->lru = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		h->mru = s->prev;
+	free(s->key);
+	free(s->session);
+	free(s->main_frame);
+	free(s);
+}
+
+static struct har_sess *sess_get(struct har *h, uint64_t conn, const char *session, int create)
+{
+	size_t slen = session ? strlen(session) : 0, klen = 8 + slen;
+	char *key = xmalloc(klen);
+	void **v;
+	struct har_sess *s;
+
+	memcpy(key, &conn, 8);
+	memcpy(key + 8, session ? session : "", slen);
+	if ((v = table_get(&h->sessions, key, klen))) {
+		s = *v;
+		free(key);
+		if (s == h->mru)
+			return s;
+		if (s->prev)
+			s->prev->next = s->next;
+		else
+			h->lru = s->next;
+		s->next->prev = s->prev;
+	} else {
+		if (!create) {
+			free(key);
+			return NULL;
+		}
+		if (h->sessions.n >= h->sessions_max && h->lru) {
+			h->forgotten++;
+			sess_end(h, h->lru);
+		}
+		s = xcalloc(1, sizeof *s);
+		s->key = key;
+		s->klen = klen;
+		s->conn = conn;
+		s->session = session ? xstrdup(session) : NULL;
+		*table_put(&h->sessions, key, klen) = s;
+	}
+	s->prev = h->mru;
+	s->next = NULL;
+	if (h->mru)
+		h->mru->next = s;
+	else
+		h->lru = s;
+	h->mru = s;
+	return s;
+}
+
+/* --- events ------------------------------------------------------------------- */
+
+static void on_request(struct har *h, struct har_sess *s, json_t *p, const char *rid)
+{
+	struct har_req *q = req_get(h, s, rid, 1);
+	json_t *redirect = json_object_get(p, "redirectResponse"), *req = json_object_get(p, "request");
+	const char *type = str(p, "type"), *loader = str(p, "loaderId"), *frame = str(p, "frameId");
+	double wall = num(p, "wallTime"), ts = num(p, "timestamp");
+	struct har_out *out;
+
+	if (!json_is_object(req))
+		return;
+	if (q->started) {
+		/* The hop before ends here: a redirect, or an id used again. */
+		if (json_is_object(redirect)) {
+			set_ref(&q->hop.response, redirect);
+			q->hop.resp_at = q->hop.end_at = ts;
+			q->hop.encoded_len = (int64_t)num(redirect, "encodedDataLength");
+			q->hop.has_encoded = json_is_number(json_object_get(redirect, "encodedDataLength"));
+		}
+		req_build(q, json_is_object(redirect) ? str(req, "url") : NULL, NULL);
+		har_entry_set_comment(q->entry, json_is_object(redirect) ? "a redirect: Chrome keeps no body for it"
+				      : "its request id was used again before it finished");
+		if ((out = out_for(h, s))) {
+			har_out_entry(out, q->entry);
+			h->entries++;
+		}
+		json_decref(q->entry);
+		q->entry = NULL;
+		hop_clear(&q->hop);
+		q->hop.req_extra = q->next_req_extra;
+		q->hop.resp_extra = q->next_resp_extra;
+		q->next_req_extra = q->next_resp_extra = NULL;
+	}
+	q->started = 1;
+	set_ref(&q->hop.request, req);
+	set_ref(&q->hop.type_owner, json_object_get(p, "type"));
+	q->hop.type = type;
+	q->hop.wall = wall;
+	q->hop.issue = ts;
+	if (wall && ts)
+		s->mono_off = wall - ts;
+	/* A navigation of the main frame starts a page (its redirects do not). */
+	if (type && !strcmp(type, "Document") && loader && !strcmp(loader, rid) && !json_is_object(redirect) &&
+	    frame && (!s->main_frame || !strcmp(frame, s->main_frame))) {
+		if (!s->main_frame)
+			s->main_frame = xstrdup(frame);
+		page_open(h, s, loader, wall, ts, str(req, "url"));
+	}
+	if (!q->pageref && s->page) {
+		q->pageref = xstrdup(s->page->id);
+		s->page->refs++;
+	}
+}
+
+/* Extra info may come before or after its hop's requestWillBeSent, and for
+ * a redirect before the next hop's: the first goes to this hop, a second to
+ * the next. */
+static void on_extra(struct har *h, struct har_sess *s, json_t *p, const char *rid, int response)
+{
+	struct har_req *q = req_get(h, s, rid, 1);
+	json_t **cur = response ? &q->hop.resp_extra : &q->hop.req_extra;
+
+	set_ref(*cur ? (response ? &q->next_resp_extra : &q->next_req_extra) : cur, p);
+}
+
+static void on_response(struct har *h, struct har_sess *s, json_t *p, const char *rid)
+{
+	struct har_req *q = req_get(h, s, rid, 0);
+
+	if (!q || !json_is_object(json_object_get(p, "response")))
+		return;
+	set_ref(&q->hop.response, json_object_get(p, "response"));
+	q->hop.resp_at = num(p, "timestamp");
+}
+
+static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *rid, int failed)
+{
+	struct har_req *q = req_get(h, s, rid, 0);
+	char why[300];
+
+	if (!q || !q->started)
+		return;
+	q->hop.end_at = num(p, "timestamp");
+	if (!failed) {
+		q->hop.encoded_len = (int64_t)num(p, "encodedDataLength");
+		q->hop.has_encoded = 1;
+		req_build(q, NULL, NULL);
+		if (q->early_body) {
+			har_entry_set_body(q->entry, q->early_body);
+			h->bodies++;
+			req_write(h, q, NULL);
+		} else if (!q->hop.data_len) {
+			req_write(h, q, NULL);   /* nothing to fetch */
+		}
+		return;
+	}
+	snprintf(why, sizeof why, "%s%s%s%s", str(p, "errorText") ? str(p, "errorText") : "failed",
+		 json_is_true(json_object_get(p, "canceled")) ? " (canceled)" : "",
+		 str(p, "blockedReason") ? ", blocked: " : "", str(p, "blockedReason") ? str(p, "blockedReason") : "");
+	req_build(q, NULL, why);
+	{
+		char c[320];
+		snprintf(c, sizeof c, "failed: %s", why);
+		req_write(h, q, c);
+	}
+}
+
+/* A getResponseBody or getRequestPostData answer: the body goes to its
+ * request, or the reason it has none. */
+static void on_body_answer(struct har *h, const struct logrec *r)
+{
+	struct logrec_cmd *c = logrec_pending_find(&h->cmds, r);
+	json_t *params, *body, *result;
+	struct har_sess *s;
+	struct har_req *q;
+	char why[300];
+	int post;
+
+	if (!c || strcmp(c->method, r->method))
+		return;
+	params = json_loads(c->params, 0, NULL);
+	s = sess_get(h, c->conn, c->session, 0);
+	q = s && str(params, "requestId") ? req_get(h, s, str(params, "requestId"), 0) : NULL;
+	post = !strcmp(r->method, "Network.getRequestPostData");
+	logrec_pending_unlink(&h->cmds, c);
+	logrec_cmd_free(c);
+	json_decref(params);
+	if (!q)
+		return;
+	body = clean_body(r);
+	result = json_object_get(body, "result");
+	if (post) {
+		if (json_is_string(json_object_get(result, "postData")) && q->hop.request)
+			json_object_set(q->hop.request, "postData", json_object_get(result, "postData"));
+		json_decref(body);
+		return;
+	}
+	if (json_is_object(result) && !q->entry) {
+		set_ref(&q->early_body, result);
+	} else if (json_is_object(result)) {
+		har_entry_set_body(q->entry, result);
+		h->bodies++;
+		req_write(h, q, NULL);
+	} else if (q->entry) {
+		json_t *hold = NULL;
+		const char *msg = r->has_error ? logrec_error_message(r, &hold) : NULL;
+		if (r->has_error)
+			snprintf(why, sizeof why, "Network.getResponseBody failed: %s", msg ? msg : "(no message in the log)");
+		else if (json_is_true(json_object_get(r->obj, "truncated")))
+			snprintf(why, sizeof why, "its body was cut in the log at %zu of %" PRIu64 " bytes: record "
+				 "with --log-bodies=%" PRIu64 " or more", json_string_length(json_object_get(r->obj, "body")),
+				 (uint64_t)json_integer_value(json_object_get(r->obj, "body_bytes")),
+				 (uint64_t)json_integer_value(json_object_get(r->obj, "body_bytes")));
+		else if (!json_object_get(r->obj, "body"))
+			snprintf(why, sizeof why, "the log holds no bodies: record with --log-bodies");
+		else
+			snprintf(why, sizeof why, "its body was withheld by the redaction");
+		if (json_is_true(json_object_get(r->obj, "truncated")))
+			h->cut++;
+		json_decref(hold);
+		req_write(h, q, why);
+	}
+	json_decref(body);
+}
+
+static void on_navigated(struct har *h, struct har_sess *s, const struct logrec *r, json_t *p)
+{
+	json_t *frame = json_object_get(p, "frame");
+	const char *loader = str(frame, "loaderId"), *url = str(frame, "url");
+	double wall = (double)r->t / 1e6;
+
+	if (!json_is_object(frame) || json_object_get(frame, "parentId") || !str(frame, "id"))
+		return;
+	if (!s->main_frame)
+		s->main_frame = xstrdup(str(frame, "id"));
+	if (s->page && s->page->loader && loader && !strcmp(loader, s->page->loader)) {
+		json_decref(s->page->title);
+		s->page->title = util_json_str(url);   /* where its redirects ended */
+		return;
+	}
+	page_open(h, s, loader, wall, s->mono_off ? wall - s->mono_off : 0, url);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void har_add(const struct logrec *r, void *arg)
+{
+	struct har *h = arg;
+	struct har_sess *s;
+	json_t *body, *p;
+	const char *m = r->method, *rid;
+
+	if (!r->is_msg) {
+		const char *event = str(r->obj, "event"), *target = str(r->obj, "targetId");
+		if (!strcmp(r->kind, "session") && r->session && event && !strcmp(event, "attached") && target &&
+		    (s = sess_get(h, r->conn, r->session, 1)) && !s->main_frame)
+			s->main_frame = xstrdup(target);
+		else if (!strcmp(r->kind, "close"))
+			for (struct har_sess *x = h->lru, *next; x; x = next) {
+				next = x->next;
+				if (x->conn == r->conn)
+					sess_end(h, x);
+			}
+		return;
+	}
+	if (!m || (!starts(m, "Network.") && !starts(m, "Page.") && strcmp(m, "Target.detachedFromTarget")))
+		return;
+	if (json_object_get(r->obj, "body"))
+		h->bodies_seen = 1;
+	if (!strcmp(r->kind, "command")) {
+		if (r->has_id && (!strcmp(m, "Network.getResponseBody") || !strcmp(m, "Network.getRequestPostData")) &&
+		    json_object_get(r->obj, "body")) {
+			struct logrec_cmd *old;
+			logrec_pending_add(&h->cmds, r, 1, &old);
+			logrec_cmd_free(old);
+		}
+		return;
+	}
+	if (!strcmp(r->kind, "response")) {
+		if (r->has_id && (!strcmp(m, "Network.getResponseBody") || !strcmp(m, "Network.getRequestPostData")))
+			on_body_answer(h, r);
+		return;
+	}
+	if (strcmp(r->kind, "event"))
+		return;
+	/* Only these carry headers, URLs or bodies: the others are read as they are. */
+	body = !strcmp(m, "Network.requestWillBeSent") || !strcmp(m, "Network.responseReceived") ||
+	       strstr(m, "ExtraInfo") || !strcmp(m, "Page.frameNavigated") ? clean_body(r) : logrec_body(r);
+	p = json_object_get(body, "params");
+	if (!json_is_object(p)) {
+		if (json_is_true(json_object_get(r->obj, "truncated")) && starts(m, "Network."))
+			h->cut++;
+		json_decref(body);
+		return;
+	}
+	if (!strcmp(m, "Target.detachedFromTarget")) {
+		if (str(p, "sessionId") && (s = sess_get(h, r->conn, str(p, "sessionId"), 0)))
+			sess_end(h, s);
+		json_decref(body);
+		return;
+	}
+	s = sess_get(h, r->conn, r->session, 1);
+	rid = str(p, "requestId");
+	if (rid && !strcmp(m, "Network.requestWillBeSent"))
+		on_request(h, s, p, rid);
+	else if (rid && !strcmp(m, "Network.requestWillBeSentExtraInfo"))
+		on_extra(h, s, p, rid, 0);
+	else if (rid && !strcmp(m, "Network.responseReceivedExtraInfo"))
+		on_extra(h, s, p, rid, 1);
+	else if (rid && !strcmp(m, "Network.responseReceived"))
+		on_response(h, s, p, rid);
+	else if (rid && !strcmp(m, "Network.dataReceived")) {
+		struct har_req *q = req_get(h, s, rid, 0);
+		if (q)
+			q->hop.data_len += (int64_t)num(p, "dataLength");
+	} else if (rid && !strcmp(m, "Network.loadingFinished"))
+		on_done(h, s, p, rid, 0);
+	else if (rid && !strcmp(m, "Network.loadingFailed"))
+		on_done(h, s, p, rid, 1);
+	else if (!strcmp(m, "Page.frameNavigated"))
+		on_navigated(h, s, r, p);
+	else if (!strcmp(m, "Page.domContentEventFired"))
+		page_timing(s, NULL, "DOMContentLoaded", num(p, "timestamp"));
+	else if (!strcmp(m, "Page.loadEventFired"))
+		page_timing(s, NULL, "load", num(p, "timestamp"));
+	else if (!strcmp(m, "Page.lifecycleEvent") && str(p, "name") && s->main_frame && str(p, "frameId") &&
+		 !strcmp(str(p, "frameId"), s->main_frame))
+		page_timing(s, str(p, "loaderId"), str(p, "name"), num(p, "timestamp"));
+	json_decref(body);
+}
+
+int cdplog_har(FILE *f, const char *name, const struct logrec_opts *lo, const struct har_opts *o,
+	       char *err, size_t errlen)
+{
+	struct har h = { .o = o, .source = name, .sessions_max = lo->sessions_max ? lo->sessions_max : 1 };
+	struct logrec_input in = { 0 };
+	char comment[600];
+	int rc;
+
+	table_init(&h.reqs);
+	table_init(&h.sessions);
+	logrec_pending_init(&h.cmds, o->max_requests);
+	if (!o->per_session && !(h.out = har_out_open(o->out, name, err, errlen))) {
+		rc = -1;
+		goto out;
+	}
+	rc = logrec_read(f, har_add, &h, &in, err, errlen);
+	while (h.lru)
+		sess_end(&h, h.lru);
+	snprintf(comment, sizeof comment, "%" PRIu64 " entries from %s (%" PRIu64 " with the body the client "
+		 "fetched); %" PRIu64 " written before they were done (%" PRIu64 " pushed out by --max-requests "
+		 "%zu); %" PRIu64 " sessions forgotten past --sessions-max; %" PRIu64 " records cut in the log; "
+		 "%" PRIu64 " lines not records%s", h.entries, name, h.bodies, h.unfinished, h.pushed_out,
+		 o->max_requests, h.forgotten, h.cut, in.bad,
+		 h.bodies_seen ? "" : "; the log holds no bodies: record with --log-bodies");
+	if (h.out && har_out_close(h.out, comment, h.err, sizeof h.err) < 0)
+		h.failed = 1;
+	fprintf(stderr, "cdplog: %s\n", comment);
+	if (rc == 0 && h.failed) {
+		snprintf(err, errlen, "%s", h.err);
+		rc = -1;
+	}
+out:
+	logrec_pending_free(&h.cmds);
+	table_free(&h.reqs, NULL);
+	table_free(&h.sessions, NULL);
+	return rc;
+}
