@@ -29,7 +29,7 @@ struct har_out *har_out_open(const char *path, const char *source, char *err, si
 	o->path = f == stdout ? NULL : xstrdup(path);
 	o->f = f;
 	o->pages = pages;
-	creator = json_pack("{s:s,s:s,s:o}", "name", "cdplog", "version", CDPLOG_VERSION, "comment",
+	creator = json_pack("{s:s,s:s,s:o}", "name", "cdplog", "version", CDPPROXY_VERSION, "comment",
 			    json_sprintf("from the cdpproxy log %s", source));
 	fputs("{\"log\":{\"version\":\"1.2\",\"creator\":", f);
 	json_dumpf(creator, f, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
