@@ -85,16 +85,6 @@ static json_t *clean_body(const struct logrec *r)
 	return b;
 }
 
-static const char *str(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static double num(json_t *o, const char *k)
-{
-	return json_is_number(json_object_get(o, k)) ? json_number_value(json_object_get(o, k)) : 0;
-}
-
 static void set_ref(json_t **slot, json_t *v)
 {
 	json_incref(v);
@@ -369,8 +359,8 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 {
 	struct har_req *q = req_get(h, s, rid, 1);
 	json_t *redirect = json_object_get(p, "redirectResponse"), *req = json_object_get(p, "request");
-	const char *type = str(p, "type"), *loader = str(p, "loaderId"), *frame = str(p, "frameId");
-	double wall = num(p, "wallTime"), ts = num(p, "timestamp");
+	const char *type = har_str(p, "type"), *loader = har_str(p, "loaderId"), *frame = har_str(p, "frameId");
+	double wall = har_num(p, "wallTime", 0), ts = har_num(p, "timestamp", 0);
 	struct har_out *out;
 
 	if (!json_is_object(req))
@@ -380,10 +370,10 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 		if (json_is_object(redirect)) {
 			set_ref(&q->hop.response, redirect);
 			q->hop.resp_at = q->hop.end_at = ts;
-			q->hop.encoded_len = (int64_t)num(redirect, "encodedDataLength");
+			q->hop.encoded_len = (int64_t)har_num(redirect, "encodedDataLength", 0);
 			q->hop.has_encoded = json_is_number(json_object_get(redirect, "encodedDataLength"));
 		}
-		req_build(q, json_is_object(redirect) ? str(req, "url") : NULL, NULL);
+		req_build(q, json_is_object(redirect) ? har_str(req, "url") : NULL, NULL);
 		har_entry_set_comment(q->entry, json_is_object(redirect) ? "a redirect: Chrome keeps no body for it"
 				      : "its request id was used again before it finished");
 		if ((out = out_for(h, s))) {
@@ -410,7 +400,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 	    frame && (!s->main_frame || !strcmp(frame, s->main_frame))) {
 		if (!s->main_frame)
 			s->main_frame = xstrdup(frame);
-		page_open(h, s, loader, wall, ts, str(req, "url"));
+		page_open(h, s, loader, wall, ts, har_str(req, "url"));
 	}
 	if (!q->pageref && s->page) {
 		q->pageref = xstrdup(s->page->id);
@@ -436,7 +426,7 @@ static void on_response(struct har *h, struct har_sess *s, json_t *p, const char
 	if (!q || !json_is_object(json_object_get(p, "response")))
 		return;
 	set_ref(&q->hop.response, json_object_get(p, "response"));
-	q->hop.resp_at = num(p, "timestamp");
+	q->hop.resp_at = har_num(p, "timestamp", 0);
 }
 
 static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *rid, int failed)
@@ -446,9 +436,9 @@ static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *ri
 
 	if (!q || !q->started)
 		return;
-	q->hop.end_at = num(p, "timestamp");
+	q->hop.end_at = har_num(p, "timestamp", 0);
 	if (!failed) {
-		q->hop.encoded_len = (int64_t)num(p, "encodedDataLength");
+		q->hop.encoded_len = (int64_t)har_num(p, "encodedDataLength", 0);
 		q->hop.has_encoded = 1;
 		req_build(q, NULL, NULL);
 		if (q->early_body) {
@@ -460,9 +450,9 @@ static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *ri
 		}
 		return;
 	}
-	snprintf(why, sizeof why, "%s%s%s%s", str(p, "errorText") ? str(p, "errorText") : "failed",
+	snprintf(why, sizeof why, "%s%s%s%s", har_str(p, "errorText") ? har_str(p, "errorText") : "failed",
 		 json_is_true(json_object_get(p, "canceled")) ? " (canceled)" : "",
-		 str(p, "blockedReason") ? ", blocked: " : "", str(p, "blockedReason") ? str(p, "blockedReason") : "");
+		 har_str(p, "blockedReason") ? ", blocked: " : "", har_str(p, "blockedReason") ? har_str(p, "blockedReason") : "");
 	req_build(q, NULL, why);
 	{
 		char c[320];
@@ -486,7 +476,7 @@ static void on_body_answer(struct har *h, const struct logrec *r)
 		return;
 	params = json_loads(c->params, 0, NULL);
 	s = sess_get(h, c->conn, c->session, 0);
-	q = s && str(params, "requestId") ? req_get(h, s, str(params, "requestId"), 0) : NULL;
+	q = s && har_str(params, "requestId") ? req_get(h, s, har_str(params, "requestId"), 0) : NULL;
 	post = !strcmp(r->method, "Network.getRequestPostData");
 	logrec_pending_unlink(&h->cmds, c);
 	logrec_cmd_free(c);
@@ -532,13 +522,13 @@ static void on_body_answer(struct har *h, const struct logrec *r)
 static void on_navigated(struct har *h, struct har_sess *s, const struct logrec *r, json_t *p)
 {
 	json_t *frame = json_object_get(p, "frame");
-	const char *loader = str(frame, "loaderId"), *url = str(frame, "url");
+	const char *loader = har_str(frame, "loaderId"), *url = har_str(frame, "url");
 	double wall = (double)r->t / 1e6;
 
-	if (!json_is_object(frame) || json_object_get(frame, "parentId") || !str(frame, "id"))
+	if (!json_is_object(frame) || json_object_get(frame, "parentId") || !har_str(frame, "id"))
 		return;
 	if (!s->main_frame)
-		s->main_frame = xstrdup(str(frame, "id"));
+		s->main_frame = xstrdup(har_str(frame, "id"));
 	if (s->page && s->page->loader && loader && !strcmp(loader, s->page->loader)) {
 		json_decref(s->page->title);
 		s->page->title = util_json_str(url);   /* where its redirects ended */
@@ -560,7 +550,7 @@ static void har_add(const struct logrec *r, void *arg)
 	const char *m = r->method, *rid;
 
 	if (!r->is_msg) {
-		const char *event = str(r->obj, "event"), *target = str(r->obj, "targetId");
+		const char *event = har_str(r->obj, "event"), *target = har_str(r->obj, "targetId");
 		if (!strcmp(r->kind, "session") && r->session && event && !strcmp(event, "attached") && target &&
 		    (s = sess_get(h, r->conn, r->session, 1)) && !s->main_frame)
 			s->main_frame = xstrdup(target);
@@ -603,13 +593,13 @@ static void har_add(const struct logrec *r, void *arg)
 		return;
 	}
 	if (!strcmp(m, "Target.detachedFromTarget")) {
-		if (str(p, "sessionId") && (s = sess_get(h, r->conn, str(p, "sessionId"), 0)))
+		if (har_str(p, "sessionId") && (s = sess_get(h, r->conn, har_str(p, "sessionId"), 0)))
 			sess_end(h, s);
 		json_decref(body);
 		return;
 	}
 	s = sess_get(h, r->conn, r->session, 1);
-	rid = str(p, "requestId");
+	rid = har_str(p, "requestId");
 	if (rid && !strcmp(m, "Network.requestWillBeSent"))
 		on_request(h, s, p, rid);
 	else if (rid && !strcmp(m, "Network.requestWillBeSentExtraInfo"))
@@ -621,7 +611,7 @@ static void har_add(const struct logrec *r, void *arg)
 	else if (rid && !strcmp(m, "Network.dataReceived")) {
 		struct har_req *q = req_get(h, s, rid, 0);
 		if (q)
-			q->hop.data_len += (int64_t)num(p, "dataLength");
+			q->hop.data_len += (int64_t)har_num(p, "dataLength", 0);
 	} else if (rid && !strcmp(m, "Network.loadingFinished"))
 		on_done(h, s, p, rid, 0);
 	else if (rid && !strcmp(m, "Network.loadingFailed"))
@@ -629,12 +619,12 @@ static void har_add(const struct logrec *r, void *arg)
 	else if (!strcmp(m, "Page.frameNavigated"))
 		on_navigated(h, s, r, p);
 	else if (!strcmp(m, "Page.domContentEventFired"))
-		page_timing(s, NULL, "DOMContentLoaded", num(p, "timestamp"));
+		page_timing(s, NULL, "DOMContentLoaded", har_num(p, "timestamp", 0));
 	else if (!strcmp(m, "Page.loadEventFired"))
-		page_timing(s, NULL, "load", num(p, "timestamp"));
-	else if (!strcmp(m, "Page.lifecycleEvent") && str(p, "name") && s->main_frame && str(p, "frameId") &&
-		 !strcmp(str(p, "frameId"), s->main_frame))
-		page_timing(s, str(p, "loaderId"), str(p, "name"), num(p, "timestamp"));
+		page_timing(s, NULL, "load", har_num(p, "timestamp", 0));
+	else if (!strcmp(m, "Page.lifecycleEvent") && har_str(p, "name") && s->main_frame && har_str(p, "frameId") &&
+		 !strcmp(har_str(p, "frameId"), s->main_frame))
+		page_timing(s, har_str(p, "loaderId"), har_str(p, "name"), har_num(p, "timestamp", 0));
 	json_decref(body);
 }
 

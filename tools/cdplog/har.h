@@ -40,6 +40,10 @@ void har_entry_iso(double wall, char *out, size_t outlen);
  * their sum in ms. A new object. */
 json_t *har_entry_timings(json_t *timing, double issue, double resp_at, double end_at, double *total);
 
+/* Member k of object o: a string (NULL if not one), a number (dflt). */
+const char *har_str(json_t *o, const char *k);
+double har_num(json_t *o, const char *k, double dflt);
+
 /* An output: one HAR file written as its entries come. */
 struct har_out {
 	char *path;                 /* NULL: stdout */

@@ -22,14 +22,14 @@ void har_entry_iso(double wall, char *out, size_t outlen)
 	snprintf(out, outlen, "%s.%03dZ", day, ms > 999 ? 999 : ms);
 }
 
-static double num(json_t *o, const char *k, double dflt)
+double har_num(json_t *o, const char *k, double dflt)
 {
 	json_t *v = json_object_get(o, k);
 
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static const char *str(json_t *o, const char *k)
+const char *har_str(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
 }
@@ -61,13 +61,13 @@ json_t *har_entry_timings(json_t *timing, double issue, double resp_at, double e
 		blocked = end_at > issue && issue > 0 ? (end_at - issue) * 1000 : 0;
 	} else {
 		if (json_is_object(timing)) {
-			double starts[3] = { num(timing, "dnsStart", -1), num(timing, "connectStart", -1),
-					     num(timing, "sendStart", -1) };
-			double bs = least_nonneg(starts, 3), dns_end = num(timing, "dnsEnd", -1);
-			double connect_end = num(timing, "connectEnd", -1), send_end = num(timing, "sendEnd", -1);
-			double ssl_end = num(timing, "sslEnd", -1);
+			double starts[3] = { har_num(timing, "dnsStart", -1), har_num(timing, "connectStart", -1),
+					     har_num(timing, "sendStart", -1) };
+			double bs = least_nonneg(starts, 3), dns_end = har_num(timing, "dnsEnd", -1);
+			double connect_end = har_num(timing, "connectEnd", -1), send_end = har_num(timing, "sendEnd", -1);
+			double ssl_end = har_num(timing, "sslEnd", -1);
 
-			start = num(timing, "requestTime", issue);
+			start = har_num(timing, "requestTime", issue);
 			blocked = issue > 0 && issue < start ? (start - issue) * 1000 : 0;
 			if (bs < 0)
 				bs = 0;
@@ -75,7 +75,7 @@ json_t *har_entry_timings(json_t *timing, double issue, double resp_at, double e
 			if (dns_end >= 0)
 				dns = dns_end - bs;
 			if (ssl_end > 0)
-				ssl = ssl_end - num(timing, "sslStart", 0);
+				ssl = ssl_end - har_num(timing, "sslStart", 0);
 			if (connect_end >= 0) {
 				double from[2] = { dns_end, bs };
 				connect = connect_end - least_nonneg(from, 2);
@@ -86,8 +86,8 @@ json_t *har_entry_timings(json_t *timing, double issue, double resp_at, double e
 				send = 0;
 			highest = fmax(fmax(fmax(send_end, connect_end), fmax(ssl_end, dns_end)), fmax(bs, 0));
 		}
-		wait_end = json_is_object(timing) && num(timing, "receiveHeadersEnd", -1) > 0 ?
-			   num(timing, "receiveHeadersEnd", -1) : resp_at ? (resp_at - start) * 1000 : highest;
+		wait_end = json_is_object(timing) && har_num(timing, "receiveHeadersEnd", -1) > 0 ?
+			   har_num(timing, "receiveHeadersEnd", -1) : resp_at ? (resp_at - start) * 1000 : highest;
 		wait = fmax(wait_end - highest, 0);
 		receive = end_at ? fmax((end_at - start) * 1000 - wait_end, 0) : 0;
 	}
@@ -187,13 +187,13 @@ static json_t *cookies_sent(json_t *extra)
 
 	json_array_foreach(json_object_get(extra, "associatedCookies"), i, ac) {
 		json_t *c = json_object_get(ac, "cookie"), *hc;
-		if (!str(c, "name") || json_array_size(json_object_get(ac, "blockedReasons")))
+		if (!har_str(c, "name") || json_array_size(json_object_get(ac, "blockedReasons")))
 			continue;
-		hc = json_pack("{s:s,s:s}", "name", str(c, "name"), "value", str(c, "value") ? str(c, "value") : "");
-		if (str(c, "path"))
-			json_object_set_new(hc, "path", json_string(str(c, "path")));
-		if (str(c, "domain"))
-			json_object_set_new(hc, "domain", json_string(str(c, "domain")));
+		hc = json_pack("{s:s,s:s}", "name", har_str(c, "name"), "value", har_str(c, "value") ? har_str(c, "value") : "");
+		if (har_str(c, "path"))
+			json_object_set_new(hc, "path", json_string(har_str(c, "path")));
+		if (har_str(c, "domain"))
+			json_object_set_new(hc, "domain", json_string(har_str(c, "domain")));
 		json_object_set_new(hc, "httpOnly", json_boolean(json_is_true(json_object_get(c, "httpOnly"))));
 		json_object_set_new(hc, "secure", json_boolean(json_is_true(json_object_get(c, "secure"))));
 		json_array_append_new(arr, hc);
@@ -204,7 +204,7 @@ static json_t *cookies_sent(json_t *extra)
 /* "HTTP/1.1" from CDP's protocol ("http/1.1", "h2", "h3"). */
 static const char *http_version(json_t *resp)
 {
-	const char *p = str(resp, "protocol");
+	const char *p = har_str(resp, "protocol");
 
 	if (!p)
 		return "";
@@ -222,8 +222,8 @@ static const char *http_version(json_t *resp)
 static json_t *request_of(const struct har_hop *h, const char *version)
 {
 	json_t *req = h->request, *hdrs = json_object_get(h->req_extra, "headers"), *o;
-	const char *url = str(req, "url") ? str(req, "url") : "";
-	const char *frag = str(req, "urlFragment"), *post = str(req, "postData");
+	const char *url = har_str(req, "url") ? har_str(req, "url") : "";
+	const char *frag = har_str(req, "urlFragment"), *post = har_str(req, "postData");
 	char *full = xmalloc(strlen(url) + (frag ? strlen(frag) : 0) + 1);
 
 	strcpy(full, url);
@@ -231,7 +231,7 @@ static json_t *request_of(const struct har_hop *h, const char *version)
 		strcat(full, frag);
 	if (!json_is_object(hdrs))
 		hdrs = json_object_get(req, "headers");
-	o = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:i,s:I}", "method", str(req, "method") ? str(req, "method") : "GET",
+	o = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:i,s:I}", "method", har_str(req, "method") ? har_str(req, "method") : "GET",
 		      "url", util_json_str(full), "httpVersion", version, "cookies", cookies_sent(h->req_extra),
 		      "headers", headers(hdrs), "queryString", query(full), "headersSize", -1,
 		      "bodySize", (json_int_t)(post ? strlen(post) : 0));
@@ -251,9 +251,9 @@ static json_t *response_of(const struct har_hop *h, const char *version, const c
 			   const char *failed)
 {
 	json_t *resp = h->response, *hdrs = json_object_get(h->resp_extra, "headers"), *o, *content;
-	const char *text = str(h->resp_extra, "headersText"), *mime = str(resp, "mimeType");
+	const char *text = har_str(h->resp_extra, "headersText"), *mime = har_str(resp, "mimeType");
 	json_int_t hsize = text ? (json_int_t)strlen(text) : -1, bsize = -1;
-	int status = (int)num(resp, "status", num(h->resp_extra, "statusCode", 0));
+	int status = (int)har_num(resp, "status", har_num(h->resp_extra, "statusCode", 0));
 
 	if (!json_is_object(hdrs))
 		hdrs = json_object_get(resp, "headers");
@@ -264,7 +264,7 @@ static json_t *response_of(const struct har_hop *h, const char *version, const c
 	content = json_pack("{s:I,s:s}", "size", (json_int_t)h->data_len, "mimeType",
 			    mime && *mime ? mime : "x-unknown");
 	o = json_pack("{s:i,s:s,s:s,s:[],s:o,s:o,s:s,s:I,s:I}", "status", status, "statusText",
-		      str(resp, "statusText") ? str(resp, "statusText") : "", "httpVersion", version,
+		      har_str(resp, "statusText") ? har_str(resp, "statusText") : "", "httpVersion", version,
 		      "cookies", "headers", json_is_object(hdrs) ? headers(hdrs) : json_array(),
 		      "content", content, "redirectURL", redirect_url ? redirect_url : "",
 		      "headersSize", hsize, "bodySize", bsize);
@@ -298,10 +298,10 @@ json_t *har_entry_build(const struct har_hop *h, const char *pageref, const char
 	json_object_set_new(e, "time", ms(total));
 	if (pageref)
 		json_object_set_new(e, "pageref", json_string(pageref));
-	if (str(h->response, "remoteIPAddress") && *str(h->response, "remoteIPAddress"))
-		json_object_set_new(e, "serverIPAddress", ip_address(str(h->response, "remoteIPAddress")));
+	if (har_str(h->response, "remoteIPAddress") && *har_str(h->response, "remoteIPAddress"))
+		json_object_set_new(e, "serverIPAddress", ip_address(har_str(h->response, "remoteIPAddress")));
 	if (json_is_number(json_object_get(h->response, "connectionId")))
-		json_object_set_new(e, "connection", json_sprintf("%.0f", num(h->response, "connectionId", 0)));
+		json_object_set_new(e, "connection", json_sprintf("%.0f", har_num(h->response, "connectionId", 0)));
 	if (h->type) {
 		/* Chrome DevTools' own export names the type so; its importer reads it. */
 		char type[32];

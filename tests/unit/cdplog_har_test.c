@@ -1,0 +1,161 @@
+/* cdplog_har_test: `cdplog har` on a small log: a redirect as two entries,
+ * extra-info headers, a fetched body, a failed request, the --max-requests
+ * bound, an unfinished request at detach, page timings, the timings rule,
+ * and secrets redacted although the log kept them (--log-secrets). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../tools/common/logrec.c"
+#include "../../tools/cdplog/har.c"
+#include "../../tools/cdplog/har_entry.c"
+#include "../../tools/cdplog/har_out.c"
+#include "tap.h"
+
+#define EV(t, m, params) "{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"" m \
+	"\",\"session\":\"S1\",\"bytes\":1,\"body\":{\"method\":\"" m "\",\"params\":" params ",\"sessionId\":\"S1\"}}\n"
+
+static const char LOG[] =
+	"{\"t\":1000,\"conn\":1,\"kind\":\"session\",\"event\":\"attached\",\"session\":\"S1\",\"targetId\":\"T1\",\"type\":\"page\"}\n"
+	EV(1001, "Network.requestWillBeSent", "{\"requestId\":\"R1\",\"loaderId\":\"R1\",\"frameId\":\"T1\",\"type\":\"Document\","
+	   "\"timestamp\":10.0,\"wallTime\":1000.0,\"request\":{\"url\":\"http://u:pw@x/\",\"method\":\"GET\","
+	   "\"headers\":{\"Authorization\":\"Bearer sekrit1\"}}}")
+	EV(1002, "Network.requestWillBeSentExtraInfo", "{\"requestId\":\"R1\",\"headers\":{\"Cookie\":\"a=sekrit2\",\"Host\":\"x\"},"
+	   "\"associatedCookies\":[{\"cookie\":{\"name\":\"a\",\"value\":\"sekrit2\"},\"blockedReasons\":[]}]}")
+	EV(1003, "Network.requestWillBeSent", "{\"requestId\":\"R1\",\"loaderId\":\"R1\",\"frameId\":\"T1\",\"type\":\"Document\","
+	   "\"timestamp\":10.1,\"wallTime\":1000.1,\"request\":{\"url\":\"http://x/a\",\"method\":\"GET\",\"headers\":{}},"
+	   "\"redirectResponse\":{\"url\":\"http://x/\",\"status\":302,\"statusText\":\"Found\",\"headers\":{\"Location\":\"/a\"},"
+	   "\"mimeType\":\"text/plain\",\"protocol\":\"http/1.1\",\"encodedDataLength\":80}}")
+	EV(1004, "Network.responseReceived", "{\"requestId\":\"R1\",\"timestamp\":10.106,\"type\":\"Document\",\"response\":{"
+	   "\"url\":\"http://x/a\",\"status\":200,\"statusText\":\"OK\",\"headers\":{\"Set-Cookie\":\"b=sekrit3\\nc=sekrit4\",\"X-Multi\":\"one\\ntwo\"},"
+	   "\"mimeType\":\"text/html\",\"protocol\":\"http/1.1\",\"remoteIPAddress\":\"[::1]\",\"connectionId\":7,"
+	   "\"timing\":{\"requestTime\":10.1,\"dnsStart\":-1,\"dnsEnd\":-1,\"connectStart\":-1,\"connectEnd\":-1,"
+	   "\"sslStart\":-1,\"sslEnd\":-1,\"sendStart\":1,\"sendEnd\":2,\"receiveHeadersEnd\":5}}}")
+	EV(1005, "Network.dataReceived", "{\"requestId\":\"R1\",\"dataLength\":5}")
+	EV(1006, "Network.loadingFinished", "{\"requestId\":\"R1\",\"timestamp\":10.11,\"encodedDataLength\":100}")
+	"{\"t\":1007,\"conn\":1,\"dir\":\"up\",\"kind\":\"command\",\"id\":7,\"method\":\"Network.getResponseBody\",\"session\":\"S1\","
+	"\"bytes\":1,\"body\":{\"id\":7,\"method\":\"Network.getResponseBody\",\"params\":{\"requestId\":\"R1\"},\"sessionId\":\"S1\"}}\n"
+	"{\"t\":1008,\"conn\":1,\"dir\":\"down\",\"kind\":\"response\",\"id\":7,\"method\":\"Network.getResponseBody\",\"session\":\"S1\","
+	"\"bytes\":1,\"body\":{\"id\":7,\"result\":{\"body\":\"hello\",\"base64Encoded\":false},\"sessionId\":\"S1\"}}\n"
+	EV(1009, "Network.requestWillBeSent", "{\"requestId\":\"R2\",\"loaderId\":\"R1\",\"frameId\":\"T1\",\"type\":\"Image\","
+	   "\"timestamp\":10.2,\"wallTime\":1000.2,\"request\":{\"url\":\"http://x/i.png?a=1&b=%20c+d\",\"method\":\"GET\",\"headers\":{}}}")
+	EV(1010, "Network.requestWillBeSent", "{\"requestId\":\"R3\",\"loaderId\":\"R1\",\"frameId\":\"T1\",\"type\":\"Fetch\","
+	   "\"timestamp\":10.3,\"wallTime\":1000.3,\"request\":{\"url\":\"http://x/api\",\"method\":\"POST\","
+	   "\"headers\":{\"Content-Type\":\"application/json\"},\"postData\":\"{\\\"password\\\":\\\"sekrit5\\\",\\\"n\\\":1}\"}}")
+	/* The third held request: R2, the oldest, is pushed out (--max-requests 2). */
+	EV(1011, "Network.requestWillBeSent", "{\"requestId\":\"R4\",\"loaderId\":\"R1\",\"frameId\":\"T1\",\"type\":\"Image\","
+	   "\"timestamp\":10.4,\"wallTime\":1000.4,\"request\":{\"url\":\"http://x/never\",\"method\":\"GET\",\"headers\":{}}}")
+	EV(1012, "Network.loadingFailed", "{\"requestId\":\"R3\",\"timestamp\":10.35,\"errorText\":\"net::ERR_FAILED\",\"canceled\":true}")
+	EV(1013, "Page.lifecycleEvent", "{\"frameId\":\"T1\",\"loaderId\":\"R1\",\"name\":\"load\",\"timestamp\":10.5}")
+	"not a record\n"
+	"{\"t\":1014,\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Target.detachedFromTarget\",\"bytes\":1,"
+	"\"body\":{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\"}}}\n";
+
+static json_t *entry_at(json_t *har, const char *url, int status)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(json_object_get(har, "log"), "entries"), i, e)
+		if (!strcmp(json_string_value(json_object_get(json_object_get(e, "request"), "url")), url) &&
+		    (status < 0 || json_integer_value(json_object_get(json_object_get(e, "response"), "status")) == status))
+			return e;
+	return NULL;
+}
+
+static const char *path_str(json_t *j, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(j, a);
+
+	if (b)
+		v = json_object_get(v, b);
+	if (c)
+		v = json_object_get(v, c);
+	return json_string_value(v);
+}
+
+static double path_num(json_t *j, const char *a, const char *b)
+{
+	return json_number_value(json_object_get(json_object_get(j, a), b));
+}
+
+static void test_har(void)
+{
+	struct logrec_opts lo = { .sessions_max = 10 };
+	char path[] = "/tmp/cdplog_har_testXXXXXX", err[300] = "";
+	struct har_opts o = { .out = path, .max_requests = 2 };
+	FILE *f = fmemopen((void *)LOG, strlen(LOG), "r");
+	int fd = mkstemp(path);
+	size_t len;
+	char *text;
+	json_t *har, *e, *q;
+
+	close(fd);
+	is_int(cdplog_har(f, "test.jsonl", &lo, &o, err, sizeof err), 0, "cdplog har reads the log: %s", err);
+	fclose(f);
+	text = util_read_file(path, &len, err, sizeof err);
+	har = text ? json_loads(text, 0, NULL) : NULL;
+	ok(har != NULL, "the HAR is JSON");
+	is_int(json_array_size(json_object_get(json_object_get(har, "log"), "entries")), 5,
+	       "5 entries: a redirect and its target, a pushed out, a failed and an unfinished request");
+	ok(text && !strstr(text, "sekrit"), "no secret of the log is in the HAR");
+	ok(text && !strstr(text, "u:pw@"), "URL userinfo redacted too");
+
+	e = entry_at(har, "http://x/a", 200);
+	ok(e && !strcmp(path_str(e, "response", "content", "text"), "hello"), "the body the client fetched");
+	ok(e && !strcmp(path_str(e, "serverIPAddress", NULL, NULL), "::1") && !strcmp(path_str(e, "connection", NULL, NULL), "7"),
+	   "server address without brackets, connection id");
+	ok(e && fabs(path_num(e, "timings", "blocked") - 1) < 1e-6 && fabs(path_num(e, "timings", "send") - 1) < 1e-6 &&
+	   fabs(path_num(e, "timings", "wait") - 3) < 1e-6 && fabs(path_num(e, "timings", "receive") - 5) < 1e-6 &&
+	   fabs(json_number_value(json_object_get(e, "time")) - 10) < 1e-6, "timings: blocked 1, send 1, wait 3, receive 5; time 10");
+	q = e ? json_object_get(json_object_get(e, "response"), "headers") : NULL;
+	is_int(json_array_size(q), 3, "a header of two lines: two headers; Set-Cookie redacted whole: one");
+	ok(e && !strcmp(path_str(e, "pageref", NULL, NULL), "page_1"), "on the page");
+
+	e = entry_at(har, "http://<redacted>@x/", 302);
+	ok(e != NULL, "the redirect is an entry of its own");
+	ok(e && !strcmp(path_str(e, "response", "redirectURL", NULL), "http://x/a"), "redirectURL: the next hop");
+	ok(e && json_array_size(json_object_get(json_object_get(e, "request"), "headers")) == 2,
+	   "request headers from requestWillBeSentExtraInfo");
+	ok(e && text && strstr(text, "\"name\":\"Cookie\",\"value\":\"<redacted>\""), "Cookie redacted");
+
+	e = entry_at(har, "http://x/i.png?a=1&b=%20c+d", -1);
+	q = e ? json_object_get(json_object_get(e, "request"), "queryString") : NULL;
+	ok(q && json_array_size(q) == 2 && !strcmp(path_str(json_array_get(q, 1), "value", NULL, NULL), " c d"),
+	   "the query string, decoded");
+	ok(e && strstr(path_str(e, "response", "content", "comment"), "--max-requests 2"), "pushed out, and said so");
+
+	e = entry_at(har, "http://x/api", -1);
+	ok(e && strstr(path_str(e, "request", "postData", "text"), "\"n\":1") &&
+	   !strcmp(path_str(e, "request", "postData", "mimeType"), "application/json"), "the POST body");
+	ok(e && !strcmp(path_str(e, "response", "_error", NULL), "net::ERR_FAILED (canceled)"), "failed: its error");
+
+	e = entry_at(har, "http://x/never", -1);
+	ok(e && strstr(path_str(e, "comment", NULL, NULL), "unfinished"), "unfinished at detach, and said so");
+
+	q = json_array_get(json_object_get(json_object_get(har, "log"), "pages"), 0);
+	ok(q && fabs(path_num(q, "pageTimings", "onLoad") - 500) < 1e-6, "page onLoad from the lifecycle event: 500 ms");
+	ok(q && !strcmp(path_str(q, "startedDateTime", NULL, NULL), "1970-01-01T00:16:40.000Z"), "page start: its document's");
+	ok(strstr(path_str(har, "log", "comment", NULL), "1 lines not records") != NULL, "the comment counts the bad line");
+	json_decref(har);
+	free(text);
+	unlink(path);
+}
+
+static void test_timings_without_response(void)
+{
+	double total;
+	json_t *t = har_entry_timings(NULL, 10.0, 0, 10.25, &total);
+
+	ok(fabs(json_number_value(json_object_get(t, "blocked")) - 250) < 1e-6 && fabs(total - 250) < 1e-6,
+	   "no response: all of it blocked");
+	json_decref(t);
+}
+
+int main(void)
+{
+	test_har();
+	test_timings_without_response();
+	return tap_done();
+}
