@@ -1,9 +1,11 @@
 /* fuzz_logrec: libFuzzer driver for the log reader (tools/common/logrec.c,
- * logagg.c) and cdplog's views (summary, pairs, timeline): any bytes as a
- * log file. Oracles: every record accepted re-serialises to JSON that parses
+ * logagg.c) and cdplog's views (summary, pairs, timeline, har): any bytes as
+ * a log file. Oracles: every record accepted re-serialises to JSON that parses
  * back equal, with the fields read from it; a body's params are "" or "(params
  * cut ...)" or JSON; lines add up; each view's --json output is JSON (pairs:
- * one object a line); no crash, no leak, under tight and loose bounds.
+ * one object a line); har's output is one JSON object with HAR 1.2's log,
+ * entries and pages and each entry's required members; no crash, no leak,
+ * under tight and loose bounds.
  * Input: byte 0 picks the options, the rest is the log. */
 #include <jansson.h>
 #include <stdint.h>
@@ -84,6 +86,32 @@ static void check_json(const char *view, const char *out, size_t len, int one_a_
 	}
 }
 
+/* har's output: {"log":{"version":"1.2","entries":[...],"pages":[...]}},
+ * each entry with its startedDateTime, time, request, response, timings. */
+static void check_har(const char *out, size_t len)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb(out, len, 0, &jerr), *log = json_object_get(j, "log"), *e;
+	size_t i;
+
+	if (!json_is_object(log) || strcmp(json_string_value(json_object_get(log, "version")) ?
+					   json_string_value(json_object_get(log, "version")) : "", "1.2") ||
+	    !json_is_array(json_object_get(log, "entries")) || !json_is_array(json_object_get(log, "pages")))
+		fail("har's output is not a HAR log", out);
+	json_array_foreach(json_object_get(log, "entries"), i, e) {
+		json_t *req = json_object_get(e, "request"), *resp = json_object_get(e, "response");
+		json_t *t = json_object_get(e, "timings");
+		if (!json_is_string(json_object_get(e, "startedDateTime")) || !json_is_number(json_object_get(e, "time")) ||
+		    json_number_value(json_object_get(e, "time")) < 0 || !json_is_string(json_object_get(req, "url")) ||
+		    !json_is_string(json_object_get(req, "method")) || !json_is_array(json_object_get(req, "headers")) ||
+		    !json_is_integer(json_object_get(resp, "status")) ||
+		    !json_is_object(json_object_get(resp, "content")) || !json_is_number(json_object_get(t, "send")) ||
+		    !json_is_number(json_object_get(t, "wait")) || !json_is_number(json_object_get(t, "receive")))
+			fail("a HAR entry lacks a required member", out);
+	}
+	json_decref(j);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const sessions[4] = { NULL, "-", "S", "" };
@@ -154,6 +182,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						       "timeline --json is not one JSON object", text, len, view == 1);
 			free(text);
 		}
+	}
+	for (int tight = 0; tight < 2; tight++) {
+		struct har_opts ho = { .out = "-", .max_requests = tight ? 1 + (sel >> 1 & 1) : 1000 };
+		FILE *f = fmemopen((void *)log, n, "r"), *out, *save = stdout;
+		char *text = NULL;
+		size_t len = 0;
+		int rc;
+
+		out = open_memstream(&text, &len);
+		stdout = out;   /* har writes "-" there */
+		stderr = quiet;
+		rc = cdplog_har(f, "fuzz", &o, &ho, err, sizeof err);
+		stderr = loud;
+		stdout = save;
+		fclose(out);
+		fclose(f);
+		if (rc < 0)
+			fail("har failed on input from memory", err);
+		check_har(text, len);
+		free(text);
 	}
 	return 0;
 }

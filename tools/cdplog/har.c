@@ -135,8 +135,7 @@ static void page_close(struct har *h, struct har_sess *s)
 		json_t *j;
 		har_entry_iso(p->wall, when, sizeof when);
 		j = json_pack("{s:s,s:s,s:O,s:{s:f,s:f}}", "startedDateTime", when, "id", p->id, "title", p->title,
-			      "pageTimings", "onContentLoad", round(p->on_content * 1000) / 1000, "onLoad",
-			      round(p->on_load * 1000) / 1000);
+			      "pageTimings", "onContentLoad", p->on_content, "onLoad", p->on_load);
 		har_out_page(out, j);
 		json_decref(j);
 	}
@@ -168,8 +167,8 @@ static void page_timing(struct har_sess *s, const char *loader, const char *name
 
 	if (!p || !p->mono || !ts || (loader && p->loader && strcmp(loader, p->loader)))
 		return;
-	v = (ts - p->mono) * 1000;
-	if (v < 0)
+	v = round((ts - p->mono) * 1e6) / 1000;
+	if (!(v >= 0 && v < 1e15))
 		return;
 	if (!strcmp(name, "DOMContentLoaded") && p->on_content < 0)
 		p->on_content = v;
@@ -370,7 +369,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 		if (json_is_object(redirect)) {
 			set_ref(&q->hop.response, redirect);
 			q->hop.resp_at = q->hop.end_at = ts;
-			q->hop.encoded_len = (int64_t)har_num(redirect, "encodedDataLength", 0);
+			q->hop.encoded_len = har_count(redirect, "encodedDataLength");
 			q->hop.has_encoded = json_is_number(json_object_get(redirect, "encodedDataLength"));
 		}
 		req_build(q, json_is_object(redirect) ? har_str(req, "url") : NULL, NULL);
@@ -438,7 +437,7 @@ static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *ri
 		return;
 	q->hop.end_at = har_num(p, "timestamp", 0);
 	if (!failed) {
-		q->hop.encoded_len = (int64_t)har_num(p, "encodedDataLength", 0);
+		q->hop.encoded_len = har_count(p, "encodedDataLength");
 		q->hop.has_encoded = 1;
 		req_build(q, NULL, NULL);
 		if (q->early_body) {
@@ -610,8 +609,8 @@ static void har_add(const struct logrec *r, void *arg)
 		on_response(h, s, p, rid);
 	else if (rid && !strcmp(m, "Network.dataReceived")) {
 		struct har_req *q = req_get(h, s, rid, 0);
-		if (q)
-			q->hop.data_len += (int64_t)har_num(p, "dataLength", 0);
+		if (q && q->hop.data_len < (int64_t)1 << 60)
+			q->hop.data_len += har_count(p, "dataLength");
 	} else if (rid && !strcmp(m, "Network.loadingFinished"))
 		on_done(h, s, p, rid, 0);
 	else if (rid && !strcmp(m, "Network.loadingFailed"))

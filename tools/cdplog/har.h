@@ -40,9 +40,11 @@ void har_entry_iso(double wall, char *out, size_t outlen);
  * their sum in ms. A new object. */
 json_t *har_entry_timings(json_t *timing, double issue, double resp_at, double end_at, double *total);
 
-/* Member k of object o: a string (NULL if not one), a number (dflt). */
+/* Member k of object o: a string (NULL if not one), a number (dflt), a
+ * byte count (0 unless a number from 0 to 1e15). */
 const char *har_str(json_t *o, const char *k);
 double har_num(json_t *o, const char *k, double dflt);
+int64_t har_count(json_t *o, const char *k);
 
 /* An output: one HAR file written as its entries come. */
 struct har_out {

@@ -12,11 +12,16 @@
 
 void har_entry_iso(double wall, char *out, size_t outlen)
 {
-	time_t s = (time_t)floor(wall);
-	int ms = (int)((wall - floor(wall)) * 1000);
+	time_t s;
+	int ms;
 	struct tm tm;
 	char day[32];
 
+	/* A time gmtime_r can take and ISO 8601 can write (years 0 to 9999). */
+	if (!(wall >= -62167219200.0 && wall < 253402300800.0))
+		wall = 0;
+	s = (time_t)floor(wall);
+	ms = (int)((wall - floor(wall)) * 1000);
 	gmtime_r(&s, &tm);
 	strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, outlen, "%s.%03dZ", day, ms > 999 ? 999 : ms);
@@ -29,15 +34,25 @@ double har_num(json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+int64_t har_count(json_t *o, const char *k)
+{
+	double v = har_num(o, k, 0);
+
+	return v >= 0 && v < 1e15 ? (int64_t)v : 0;
+}
+
 const char *har_str(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Milliseconds, to the microsecond. */
+/* Milliseconds, to the microsecond; -1 (unknown) for what a log's odd
+ * timestamps make of them past a double's range. */
 static json_t *ms(double v)
 {
-	return json_real(round(v * 1000) / 1000);
+	double r = round(v * 1000) / 1000;
+
+	return json_real(isfinite(r) ? r : -1);
 }
 
 /* The least of the values that are >= 0, or -1. */
@@ -253,7 +268,8 @@ static json_t *response_of(const struct har_hop *h, const char *version, const c
 	json_t *resp = h->response, *hdrs = json_object_get(h->resp_extra, "headers"), *o, *content;
 	const char *text = har_str(h->resp_extra, "headersText"), *mime = har_str(resp, "mimeType");
 	json_int_t hsize = text ? (json_int_t)strlen(text) : -1, bsize = -1;
-	int status = (int)har_num(resp, "status", har_num(h->resp_extra, "statusCode", 0));
+	double st = har_num(resp, "status", har_num(h->resp_extra, "statusCode", 0));
+	int status = st >= 0 && st < 1000 ? (int)st : 0;
 
 	if (!json_is_object(hdrs))
 		hdrs = json_object_get(resp, "headers");
