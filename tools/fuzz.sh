@@ -67,7 +67,7 @@ sources() {
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
-        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/obs/stats.c \
+        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     # audit_junit.c is included by the driver itself (its statics).
     junit) echo proxy/base/util.c ;;

@@ -1,5 +1,5 @@
 /* cdplog_har_test: `cdplog har` on a small log: a redirect as two entries,
- * extra-info headers, a fetched body, a failed request, the --max-requests
+ * extra-info headers (out of order too), a fetched body, a failed request, the --max-requests
  * bound, an unfinished request at detach, page timings, the timings rule,
  * and secrets redacted although the log kept them (--log-secrets). */
 #include <math.h>
@@ -11,6 +11,7 @@
 #include "../../tools/cdplog/har.c"
 #include "../../tools/cdplog/har_entry.c"
 #include "../../tools/cdplog/har_out.c"
+#include "../../tools/cdplog/har_page.c"
 #include "tap.h"
 
 #define EV(t, m, params) "{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"" m \
@@ -27,6 +28,11 @@ static const char LOG[] =
 	   "\"timestamp\":10.1,\"wallTime\":1000.1,\"request\":{\"url\":\"http://x/a\",\"method\":\"GET\",\"headers\":{}},"
 	   "\"redirectResponse\":{\"url\":\"http://x/\",\"status\":302,\"statusText\":\"Found\",\"headers\":{\"Location\":\"/a\"},"
 	   "\"mimeType\":\"text/plain\",\"protocol\":\"http/1.1\",\"encodedDataLength\":80}}")
+	/* Extra info out of order: the redirect's after the next hop's request. */
+	EV(1003, "Network.responseReceivedExtraInfo", "{\"requestId\":\"R1\",\"statusCode\":302,"
+	   "\"headers\":{\"Location\":\"/a\",\"X-Hop\":\"1\"}}")
+	EV(1003, "Network.responseReceivedExtraInfo", "{\"requestId\":\"R1\",\"statusCode\":200,"
+	   "\"headers\":{\"Set-Cookie\":\"b=sekrit3\\nc=sekrit4\",\"X-Multi\":\"one\\ntwo\",\"X-Hop\":\"2\"}}")
 	EV(1004, "Network.responseReceived", "{\"requestId\":\"R1\",\"timestamp\":10.106,\"type\":\"Document\",\"response\":{"
 	   "\"url\":\"http://x/a\",\"status\":200,\"statusText\":\"OK\",\"headers\":{\"Set-Cookie\":\"b=sekrit3\\nc=sekrit4\",\"X-Multi\":\"one\\ntwo\"},"
 	   "\"mimeType\":\"text/html\",\"protocol\":\"http/1.1\",\"remoteIPAddress\":\"[::1]\",\"connectionId\":7,"
@@ -110,7 +116,9 @@ static void test_har(void)
 	   fabs(path_num(e, "timings", "wait") - 3) < 1e-6 && fabs(path_num(e, "timings", "receive") - 5) < 1e-6 &&
 	   fabs(json_number_value(json_object_get(e, "time")) - 10) < 1e-6, "timings: blocked 1, send 1, wait 3, receive 5; time 10");
 	q = e ? json_object_get(json_object_get(e, "response"), "headers") : NULL;
-	is_int(json_array_size(q), 3, "a header of two lines: two headers; Set-Cookie redacted whole: one");
+	is_int(json_array_size(q), 4, "a header of two lines: two headers; Set-Cookie redacted whole: one");
+	ok(q && !strcmp(path_str(json_array_get(q, 3), "value", NULL, NULL), "2"),
+	   "headers from its own responseReceivedExtraInfo, not the redirect's that came after the next request");
 	ok(e && !strcmp(path_str(e, "pageref", NULL, NULL), "page_1"), "on the page");
 
 	e = entry_at(har, "http://<redacted>@x/", 302);

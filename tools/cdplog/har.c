@@ -9,61 +9,12 @@
 #include "har.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "redact.h"
 #include "table.h"
 #include "util.h"
-
-struct har_page {
-	char id[32];
-	char *loader;                /* its document's loaderId, or NULL */
-	double wall, mono;           /* start: wall and monotonic seconds (mono 0: unknown) */
-	json_t *title;
-	double on_content, on_load;  /* ms since the start, -1 unknown */
-	uint64_t refs;               /* entries that name it */
-};
-
-struct har_sess {
-	char *key;
-	size_t klen;
-	uint64_t conn;
-	char *session, *main_frame;
-	double mono_off;             /* wall - monotonic seconds, from the last request; 0 unknown */
-	struct har_page *page;
-	struct har_out *out;         /* --per-session */
-	struct har_sess *prev, *next;   /* least recently seen first */
-};
-
-struct har_req {
-	char *key;
-	size_t klen;
-	struct har_sess *sess;
-	char *pageref;
-	struct har_hop hop;
-	json_t *next_req_extra, *next_resp_extra;   /* extra info that came for the next hop */
-	json_t *entry;               /* built when done: awaiting its body */
-	json_t *early_body;          /* a getResponseBody result before loadingFinished */
-	int started;                 /* its requestWillBeSent is in (not only extra info) */
-	struct har_req *prev, *next;   /* oldest first */
-};
-
-struct har {
-	const struct har_opts *o;
-	const char *source;
-	size_t sessions_max;
-	struct table reqs, sessions;
-	struct har_req *oldest, *newest;
-	size_t nreqs;
-	struct har_sess *lru, *mru;
-	struct logrec_pending cmds;   /* getResponseBody, getRequestPostData awaiting their answer */
-	struct har_out *out;          /* all in one file */
-	uint64_t pages_seq, entries, bodies, pushed_out, unfinished, cut, forgotten, bodies_seen;
-	int failed;
-	char err[300];
-};
 
 /* Redacted by the proxy's own rule: the record's body as a CDP message, or
  * NULL when absent, cut or withheld. A new reference. */
@@ -94,9 +45,7 @@ static void set_ref(json_t **slot, json_t *v)
 
 /* --- outputs --------------------------------------------------------------- */
 
-/* The file a session's entries and pages go to, opened on first use; NULL
- * after a failure (h->failed says why). */
-static struct har_out *out_for(struct har *h, struct har_sess *s)
+struct har_out *har_sess_out(struct har *h, struct har_sess *s)
 {
 	char *path, id[64];
 	const char *base = h->o->out;
@@ -118,62 +67,6 @@ static struct har_out *out_for(struct har *h, struct har_sess *s)
 		h->failed = 1;
 	free(path);
 	return s->out;
-}
-
-/* --- pages ------------------------------------------------------------------ */
-
-static void page_close(struct har *h, struct har_sess *s)
-{
-	struct har_page *p = s->page;
-	struct har_out *out;
-	char when[40];
-
-	if (!p)
-		return;
-	s->page = NULL;
-	if (p->refs && (out = out_for(h, s))) {
-		json_t *j;
-		har_entry_iso(p->wall, when, sizeof when);
-		j = json_pack("{s:s,s:s,s:O,s:{s:f,s:f}}", "startedDateTime", when, "id", p->id, "title", p->title,
-			      "pageTimings", "onContentLoad", p->on_content, "onLoad", p->on_load);
-		har_out_page(out, j);
-		json_decref(j);
-	}
-	free(p->loader);
-	json_decref(p->title);
-	free(p);
-}
-
-static void page_open(struct har *h, struct har_sess *s, const char *loader, double wall, double mono,
-		      const char *url)
-{
-	struct har_page *p = xcalloc(1, sizeof *p);
-
-	page_close(h, s);
-	snprintf(p->id, sizeof p->id, "page_%" PRIu64, ++h->pages_seq);
-	p->loader = loader ? xstrdup(loader) : NULL;
-	p->wall = wall;
-	p->mono = mono;
-	p->title = util_json_str(url);
-	p->on_content = p->on_load = -1;
-	s->page = p;
-}
-
-/* A page timing (DOMContentLoaded, load) of the session's page at monotonic ts. */
-static void page_timing(struct har_sess *s, const char *loader, const char *name, double ts)
-{
-	struct har_page *p = s->page;
-	double v;
-
-	if (!p || !p->mono || !ts || (loader && p->loader && strcmp(loader, p->loader)))
-		return;
-	v = round((ts - p->mono) * 1e6) / 1000;
-	if (!(v >= 0 && v < 1e15))
-		return;
-	if (!strcmp(name, "DOMContentLoaded") && p->on_content < 0)
-		p->on_content = v;
-	else if (!strcmp(name, "load") && p->on_load < 0)
-		p->on_load = v;
 }
 
 /* --- requests --------------------------------------------------------------- */
@@ -201,8 +94,8 @@ static void req_free(struct har *h, struct har_req *q)
 		h->newest = q->prev;
 	h->nreqs--;
 	hop_clear(&q->hop);
-	json_decref(q->next_req_extra);
-	json_decref(q->next_resp_extra);
+	json_decref(q->extras[0]);
+	json_decref(q->extras[1]);
 	json_decref(q->entry);
 	json_decref(q->early_body);
 	free(q->pageref);
@@ -210,9 +103,42 @@ static void req_free(struct har *h, struct har_req *q)
 	free(q);
 }
 
+/* The extra info of q's current hop, taken from those that came (response:
+ * responseReceivedExtraInfo, else requestWillBeSentExtraInfo). They come
+ * before or after their hop's events, a redirect's even after the next
+ * hop's requestWillBeSent: each names its hop, a response's by its
+ * statusCode, a request's by connectTiming.requestTime (the response's
+ * timing.requestTime). Without the hop's response, the newest; without a
+ * name, the oldest. NULL when none is its. A new reference. */
+static json_t *extra_take(struct har_req *q, int response)
+{
+	json_t *arr = q->extras[response], *x, *got = NULL;
+	double want = response ? har_num(q->hop.response, "status", -1) :
+			har_num(json_object_get(q->hop.response, "timing"), "requestTime", -1);
+	size_t i;
+
+	json_array_foreach(arr, i, x) {
+		double have = response ? har_num(x, "statusCode", -2) :
+				har_num(json_object_get(x, "connectTiming"), "requestTime", -2);
+		if (have == want || (have == -2 && want >= 0))
+			break;
+	}
+	if (i == json_array_size(arr) && want < 0 && i > 0)
+		i--;
+	if (i < json_array_size(arr)) {
+		got = json_incref(json_array_get(arr, i));
+		json_array_remove(arr, i);
+	}
+	return got;
+}
+
 /* Builds the entry of q's current hop. */
 static void req_build(struct har_req *q, const char *redirect_url, const char *failed)
 {
+	json_decref(q->hop.req_extra);
+	json_decref(q->hop.resp_extra);
+	q->hop.req_extra = extra_take(q, 0);
+	q->hop.resp_extra = extra_take(q, 1);
 	json_decref(q->entry);
 	q->entry = har_entry_build(&q->hop, q->pageref, redirect_url, failed);
 }
@@ -232,7 +158,7 @@ static void req_write(struct har *h, struct har_req *q, const char *why)
 		}
 		if (why)
 			har_entry_set_comment(q->entry, why);
-		if ((out = out_for(h, q->sess))) {
+		if ((out = har_sess_out(h, q->sess))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
 		}
@@ -289,7 +215,7 @@ static void sess_end(struct har *h, struct har_sess *s)
 				"content"), "comment") ? "its body was not fetched: no Network.getResponseBody "
 				"answer for it in the log" : NULL);
 	}
-	page_close(h, s);
+	har_page_close(h, s);
 	if (s->out && har_out_close(s->out, NULL, h->err, sizeof h->err) < 0)
 		h->failed = 1;
 	table_del(&h->sessions, s->key, s->klen);
@@ -375,16 +301,13 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 		req_build(q, json_is_object(redirect) ? har_str(req, "url") : NULL, NULL);
 		har_entry_set_comment(q->entry, json_is_object(redirect) ? "a redirect: Chrome keeps no body for it"
 				      : "its request id was used again before it finished");
-		if ((out = out_for(h, s))) {
+		if ((out = har_sess_out(h, s))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
 		}
 		json_decref(q->entry);
 		q->entry = NULL;
 		hop_clear(&q->hop);
-		q->hop.req_extra = q->next_req_extra;
-		q->hop.resp_extra = q->next_resp_extra;
-		q->next_req_extra = q->next_resp_extra = NULL;
 	}
 	q->started = 1;
 	set_ref(&q->hop.request, req);
@@ -399,7 +322,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 	    frame && (!s->main_frame || !strcmp(frame, s->main_frame))) {
 		if (!s->main_frame)
 			s->main_frame = xstrdup(frame);
-		page_open(h, s, loader, wall, ts, har_str(req, "url"));
+		har_page_open(h, s, loader, wall, ts, har_str(req, "url"));
 	}
 	if (!q->pageref && s->page) {
 		q->pageref = xstrdup(s->page->id);
@@ -407,15 +330,17 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 	}
 }
 
-/* Extra info may come before or after its hop's requestWillBeSent, and for
- * a redirect before the next hop's: the first goes to this hop, a second to
- * the next. */
+/* Extra info waits for its hop to be built (extra_take); a request keeps
+ * the last HAR_EXTRAS_MAX of each kind. */
 static void on_extra(struct har *h, struct har_sess *s, json_t *p, const char *rid, int response)
 {
 	struct har_req *q = req_get(h, s, rid, 1);
-	json_t **cur = response ? &q->hop.resp_extra : &q->hop.req_extra;
 
-	set_ref(*cur ? (response ? &q->next_resp_extra : &q->next_req_extra) : cur, p);
+	if (!q->extras[response])
+		q->extras[response] = json_array();
+	if (json_array_size(q->extras[response]) >= HAR_EXTRAS_MAX)
+		json_array_remove(q->extras[response], 0);
+	json_array_append(q->extras[response], p);
 }
 
 static void on_response(struct har *h, struct har_sess *s, json_t *p, const char *rid)
@@ -518,24 +443,6 @@ static void on_body_answer(struct har *h, const struct logrec *r)
 	json_decref(body);
 }
 
-static void on_navigated(struct har *h, struct har_sess *s, const struct logrec *r, json_t *p)
-{
-	json_t *frame = json_object_get(p, "frame");
-	const char *loader = har_str(frame, "loaderId"), *url = har_str(frame, "url");
-	double wall = (double)r->t / 1e6;
-
-	if (!json_is_object(frame) || json_object_get(frame, "parentId") || !har_str(frame, "id"))
-		return;
-	if (!s->main_frame)
-		s->main_frame = xstrdup(har_str(frame, "id"));
-	if (s->page && s->page->loader && loader && !strcmp(loader, s->page->loader)) {
-		json_decref(s->page->title);
-		s->page->title = util_json_str(url);   /* where its redirects ended */
-		return;
-	}
-	page_open(h, s, loader, wall, s->mono_off ? wall - s->mono_off : 0, url);
-}
-
 static int starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -616,14 +523,14 @@ static void har_add(const struct logrec *r, void *arg)
 	else if (rid && !strcmp(m, "Network.loadingFailed"))
 		on_done(h, s, p, rid, 1);
 	else if (!strcmp(m, "Page.frameNavigated"))
-		on_navigated(h, s, r, p);
+		har_page_navigated(h, s, r->t, p);
 	else if (!strcmp(m, "Page.domContentEventFired"))
-		page_timing(s, NULL, "DOMContentLoaded", har_num(p, "timestamp", 0));
+		har_page_timing(s, NULL, "DOMContentLoaded", har_num(p, "timestamp", 0));
 	else if (!strcmp(m, "Page.loadEventFired"))
-		page_timing(s, NULL, "load", har_num(p, "timestamp", 0));
+		har_page_timing(s, NULL, "load", har_num(p, "timestamp", 0));
 	else if (!strcmp(m, "Page.lifecycleEvent") && har_str(p, "name") && s->main_frame && har_str(p, "frameId") &&
 		 !strcmp(har_str(p, "frameId"), s->main_frame))
-		page_timing(s, har_str(p, "loaderId"), har_str(p, "name"), har_num(p, "timestamp", 0));
+		har_page_timing(s, har_str(p, "loaderId"), har_str(p, "name"), har_num(p, "timestamp", 0));
 	json_decref(body);
 }
 
