@@ -81,6 +81,17 @@ static const char *path_str(json_t *j, const char *a, const char *b, const char 
 	return json_string_value(v);
 }
 
+/* NULL-safe: a missing member fails the check, not the test program. */
+static int str_is(const char *a, const char *b)
+{
+	return a && !strcmp(a, b);
+}
+
+static int str_has(const char *a, const char *b)
+{
+	return a && strstr(a, b);
+}
+
 static double path_num(json_t *j, const char *a, const char *b)
 {
 	return json_number_value(json_object_get(json_object_get(j, a), b));
@@ -109,43 +120,43 @@ static void test_har(void)
 	ok(text && !strstr(text, "u:pw@"), "URL userinfo redacted too");
 
 	e = entry_at(har, "http://x/a", 200);
-	ok(e && !strcmp(path_str(e, "response", "content", "text"), "hello"), "the body the client fetched");
-	ok(e && !strcmp(path_str(e, "serverIPAddress", NULL, NULL), "::1") && !strcmp(path_str(e, "connection", NULL, NULL), "7"),
+	ok(e && str_is(path_str(e, "response", "content", "text"), "hello"), "the body the client fetched");
+	ok(e && str_is(path_str(e, "serverIPAddress", NULL, NULL), "::1") && str_is(path_str(e, "connection", NULL, NULL), "7"),
 	   "server address without brackets, connection id");
 	ok(e && fabs(path_num(e, "timings", "blocked") - 1) < 1e-6 && fabs(path_num(e, "timings", "send") - 1) < 1e-6 &&
 	   fabs(path_num(e, "timings", "wait") - 3) < 1e-6 && fabs(path_num(e, "timings", "receive") - 5) < 1e-6 &&
 	   fabs(json_number_value(json_object_get(e, "time")) - 10) < 1e-6, "timings: blocked 1, send 1, wait 3, receive 5; time 10");
 	q = e ? json_object_get(json_object_get(e, "response"), "headers") : NULL;
 	is_int(json_array_size(q), 4, "a header of two lines: two headers; Set-Cookie redacted whole: one");
-	ok(q && !strcmp(path_str(json_array_get(q, 3), "value", NULL, NULL), "2"),
+	ok(q && str_is(path_str(json_array_get(q, 3), "value", NULL, NULL), "2"),
 	   "headers from its own responseReceivedExtraInfo, not the redirect's that came after the next request");
-	ok(e && !strcmp(path_str(e, "pageref", NULL, NULL), "page_1"), "on the page");
+	ok(e && str_is(path_str(e, "pageref", NULL, NULL), "page_1"), "on the page");
 
 	e = entry_at(har, "http://<redacted>@x/", 302);
 	ok(e != NULL, "the redirect is an entry of its own");
-	ok(e && !strcmp(path_str(e, "response", "redirectURL", NULL), "http://x/a"), "redirectURL: the next hop");
+	ok(e && str_is(path_str(e, "response", "redirectURL", NULL), "http://x/a"), "redirectURL: the next hop");
 	ok(e && json_array_size(json_object_get(json_object_get(e, "request"), "headers")) == 2,
 	   "request headers from requestWillBeSentExtraInfo");
 	ok(e && text && strstr(text, "\"name\":\"Cookie\",\"value\":\"<redacted>\""), "Cookie redacted");
 
 	e = entry_at(har, "http://x/i.png?a=1&b=%20c+d", -1);
 	q = e ? json_object_get(json_object_get(e, "request"), "queryString") : NULL;
-	ok(q && json_array_size(q) == 2 && !strcmp(path_str(json_array_get(q, 1), "value", NULL, NULL), " c d"),
+	ok(q && json_array_size(q) == 2 && str_is(path_str(json_array_get(q, 1), "value", NULL, NULL), " c d"),
 	   "the query string, decoded");
-	ok(e && strstr(path_str(e, "response", "content", "comment"), "--max-requests 2"), "pushed out, and said so");
+	ok(e && str_has(path_str(e, "response", "content", "comment"), "--max-requests 2"), "pushed out, and said so");
 
 	e = entry_at(har, "http://x/api", -1);
-	ok(e && strstr(path_str(e, "request", "postData", "text"), "\"n\":1") &&
-	   !strcmp(path_str(e, "request", "postData", "mimeType"), "application/json"), "the POST body");
-	ok(e && !strcmp(path_str(e, "response", "_error", NULL), "net::ERR_FAILED (canceled)"), "failed: its error");
+	ok(e && str_has(path_str(e, "request", "postData", "text"), "\"n\":1") &&
+	   str_is(path_str(e, "request", "postData", "mimeType"), "application/json"), "the POST body");
+	ok(e && str_is(path_str(e, "response", "_error", NULL), "net::ERR_FAILED (canceled)"), "failed: its error");
 
 	e = entry_at(har, "http://x/never", -1);
-	ok(e && strstr(path_str(e, "comment", NULL, NULL), "unfinished"), "unfinished at detach, and said so");
+	ok(e && str_has(path_str(e, "comment", NULL, NULL), "unfinished"), "unfinished at detach, and said so");
 
 	q = json_array_get(json_object_get(json_object_get(har, "log"), "pages"), 0);
 	ok(q && fabs(path_num(q, "pageTimings", "onLoad") - 500) < 1e-6, "page onLoad from the lifecycle event: 500 ms");
-	ok(q && !strcmp(path_str(q, "startedDateTime", NULL, NULL), "1970-01-01T00:16:40.000Z"), "page start: its document's");
-	ok(strstr(path_str(har, "log", "comment", NULL), "1 lines not records") != NULL, "the comment counts the bad line");
+	ok(q && str_is(path_str(q, "startedDateTime", NULL, NULL), "1970-01-01T00:16:40.000Z"), "page start: its document's");
+	ok(str_has(path_str(har, "log", "comment", NULL), "1 lines not records"), "the comment counts the bad line");
 	json_decref(har);
 	free(text);
 	unlink(path);
