@@ -43,32 +43,6 @@ static void set_ref(json_t **slot, json_t *v)
 	*slot = v;
 }
 
-/* --- outputs --------------------------------------------------------------- */
-
-struct har_out *har_sess_out(struct har *h, struct har_sess *s)
-{
-	char *path, id[64];
-	const char *base = h->o->out;
-	size_t n = strlen(base);
-
-	if (!h->o->per_session)
-		return h->out;
-	if (s->out || h->failed)
-		return s->out;
-	if (n > 4 && !strcmp(base + n - 4, ".har"))
-		n -= 4;
-	if (s->session)
-		snprintf(id, sizeof id, "%.40s", s->session);
-	else
-		snprintf(id, sizeof id, "conn%" PRIu64, s->conn);
-	path = xmalloc(n + strlen(id) + 8);
-	sprintf(path, "%.*s-%s.har", (int)n, base, id);
-	if (!(s->out = har_out_open(path, h->source, h->err, sizeof h->err)))
-		h->failed = 1;
-	free(path);
-	return s->out;
-}
-
 /* --- requests --------------------------------------------------------------- */
 
 static void hop_clear(struct har_hop *hop)
@@ -158,7 +132,7 @@ static void req_write(struct har *h, struct har_req *q, const char *why)
 		}
 		if (why)
 			har_entry_set_comment(q->entry, why);
-		if ((out = har_sess_out(h, q->sess))) {
+		if ((out = har_out_for(h, q->sess))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
 		}
@@ -301,7 +275,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 		req_build(q, json_is_object(redirect) ? har_str(req, "url") : NULL, NULL);
 		har_entry_set_comment(q->entry, json_is_object(redirect) ? "a redirect: Chrome keeps no body for it"
 				      : "its request id was used again before it finished");
-		if ((out = har_sess_out(h, s))) {
+		if ((out = har_out_for(h, s))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
 		}

@@ -99,11 +99,6 @@ struct har {
 	char err[300];
 };
 
-/* The file a session's entries and pages go to (the one file, or under
- * --per-session its own, opened on first use); NULL after a failure
- * (h->failed says why). */
-struct har_out *har_sess_out(struct har *h, struct har_sess *s);
-
 /* Pages (har_page.c). open closes the session's page before; close writes
  * it if an entry names it; timing sets onContentLoad ("DOMContentLoaded")
  * or onLoad ("load") from monotonic ts, for loader's document (NULL: the
@@ -129,5 +124,9 @@ void har_out_page(struct har_out *o, json_t *page);
 /* Writes the pages and the end (with comment, may be NULL), closes and frees
  * o. 0, or -1 with a reason when a write failed. */
 int har_out_close(struct har_out *o, const char *comment, char *err, size_t errlen);
+/* The file a session's entries and pages go to (the one file, or under
+ * --per-session its own, named from the -o FILE and opened on first use);
+ * NULL after a failure (h->failed says why). */
+struct har_out *har_out_for(struct har *h, struct har_sess *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include "har.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +81,32 @@ int har_out_close(struct har_out *o, const char *comment, char *err, size_t errl
 	free(o->path);
 	free(o);
 	return rc;
+}
+
+struct har_out *har_out_for(struct har *h, struct har_sess *s)
+{
+	char *path, id[64];
+	const char *base = h->o->out;
+	size_t n = strlen(base);
+
+	if (!h->o->per_session)
+		return h->out;
+	if (s->out || h->failed)
+		return s->out;
+	if (n > 4 && !strcmp(base + n - 4, ".har"))
+		n -= 4;
+	if (s->session)
+		snprintf(id, sizeof id, "%.40s", s->session);
+	else
+		snprintf(id, sizeof id, "conn%" PRIu64, s->conn);
+	/* The id comes from the log: no '/', no "..", nothing a shell reads. */
+	for (char *c = id; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
+			*c = '_';
+	path = xmalloc(n + strlen(id) + 8);
+	sprintf(path, "%.*s-%s.har", (int)n, base, id);
+	if (!(s->out = har_out_open(path, h->source, h->err, sizeof h->err)))
+		h->failed = 1;
+	free(path);
+	return s->out;
 }
