@@ -31,3 +31,23 @@ int protocol_known(const char *name, size_t len)
 
 	return bsearch(&k, names, sizeof names / sizeof names[0], sizeof names[0], key_cmp) != NULL;
 }
+
+int protocol_domain_known(const char *domain, size_t len)
+{
+	size_t lo = 0, hi = sizeof names / sizeof names[0];
+
+	if (!len || memchr(domain, '.', len))
+		return 0;
+	/* The first name not below domain: "Domain." sorts right after
+	 * "Domain" and before any longer "DomainX", as '.' is below letters. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct key k = { domain, len };
+		if (key_cmp(&k, &names[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sizeof names / sizeof names[0] && !strncmp(names[lo], domain, len) &&
+	       names[lo][len] == '.';
+}

@@ -170,6 +170,16 @@ static void admin_stats_text(struct proxy *px, struct http_reply *r)
 	free(text);
 }
 
+/* GET /proxy/metrics: the same counts for Prometheus (metrics.h). */
+static void admin_metrics(struct proxy *px, struct http_reply *r)
+{
+	size_t n;
+	char *text = core_metrics_text(&px->core, &n);
+
+	reply_set(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, n);
+	free(text);
+}
+
 /* POST /proxy/stats/reset: the counts start again (a phase), and the log
  * says when. */
 static json_t *admin_stats_reset(struct proxy *px)
@@ -428,6 +438,8 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		admin_stats_text(px, r);
 	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
+	else if (!strcmp(path, "/proxy/metrics") && !strcmp(method, "GET"))
+		admin_metrics(px, r);
 	else if (!strcmp(path, "/proxy/stats/reset") && !strcmp(method, "POST"))
 		reply_json(r, 200, admin_stats_reset(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
@@ -440,7 +452,7 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
 		reply_json(r, 404, error_json("no such endpoint: GET /proxy/ (the dashboard), "
-					      "/proxy/stats (?format=text), /proxy/policy, /proxy/policies, "
+					      "/proxy/stats (?format=text), /proxy/metrics, /proxy/policy, /proxy/policies, "
 					      "/proxy/events, PUT /proxy/policy and POST /proxy/stats/reset are"));
 }
 

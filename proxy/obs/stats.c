@@ -253,6 +253,32 @@ void stats_add_evicted(struct stats *st, uint64_t n)
 	st->pending_evicted += n;
 }
 
+int stats_next(const struct stats *st, size_t *i, struct stats_entry *e)
+{
+	struct table_slot *s = table_next(&st->methods, i);
+	const struct method_stats *m;
+
+	if (!s)
+		return 0;
+	m = s->val;
+	e->name = s->key;
+	e->len = s->klen;
+	e->messages = m->c.messages;
+	e->bytes = m->c.bytes;
+	e->rtt = &m->rtt;
+	return 1;
+}
+
+uint64_t stats_evicted(const struct stats *st)
+{
+	return st->pending_evicted;
+}
+
+uint64_t stats_unlisted_names(const struct stats *st)
+{
+	return st->unlisted + hll_estimate(st);
+}
+
 static uint64_t row_messages(const struct row *r)
 {
 	return r->c->messages[UP] + r->c->messages[DOWN];
