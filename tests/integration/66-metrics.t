@@ -408,6 +408,52 @@ test('a dead gateway: one stderr line and a log record; the wrapper exits 0, at 
   }
 });
 
+test('a gateway that accepts and never answers: given up after 2 s, the wrapper exits 0', ALL, async (t) => {
+  const dir = h.tmpdir('cdpproxy-push-hang-');
+  const held = [];
+  const silent = net.createServer((c) => { held.push(c); c.on('error', () => {}); });
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'), { CDPPROXY_PUSHGATEWAY: `http://127.0.0.1:${silent.address().port}` });
+  try {
+    await w.write('{"id":1,"method":"Browser.close"}\0');
+    const end = await Promise.race([w.exited, h.sleep(20000).then(() => null)]);
+    const accepted = held.length;
+    const line = w.stderr().split('\n').find((l) => l.includes('CDPPROXY_PUSHGATEWAY'));
+    t.diagnostic(`exited ${JSON.stringify(end)}; ${line}`);
+    assert.deepEqual(end, { code: 0, signal: null }, 'the wrapper exits as the browser did');
+    assert.equal(accepted, 1, 'it did connect');
+    assert.match(line || '', /cannot push to .*: no answer within 2000 ms$/, 'and gave up after 2 s');
+  } finally {
+    held.forEach((c) => c.destroy());
+    silent.close();
+    try { process.kill(-w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    dir.remove();
+  }
+});
+
+test('port mode (Puppeteer\'s launch): the wrapper pushes at exit too', ALL, async () => {
+  const gw = await startPushgateway();
+  const server = await h.startServer();
+  try {
+    const puppeteer = h.client('puppeteer-core');
+    const browser = await puppeteer.launch({
+      executablePath: h.WRAPPER_BIN, args: ['--no-sandbox'],
+      env: wr.wrapperEnv({ CDPPROXY_PUSHGATEWAY: gw.url, CDPPROXY_PUSHGATEWAY_INSTANCE: `port-${process.pid}` }),
+    });
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await browser.close();
+    const g = await h.waitFor(async () => (await groups(gw)).find((x) => x.labels.instance === `port-${process.pid}`),
+      { timeout: 5000, what: 'the pushed group' });
+    assert.equal(g.labels.job, 'cdpproxy', 'job cdpproxy by default');
+    assert.ok(gaugeOf(g, 'cdpproxy_commands_total', { method: 'Page.navigate' }) >= 1, 'Puppeteer\'s Page.navigate is counted');
+    assert.ok(gaugeOf(g, 'cdpproxy_connections_total') >= 1, 'its connections');
+  } finally {
+    await server.close();
+    await gw.stop();
+  }
+});
+
 test('CDPPROXY_PUSHGATEWAY that is not a URL: refused at start, nothing started', ALL, () => {
   const r = spawnSync(h.WRAPPER_BIN, ['--headless', '--remote-debugging-pipe'], {
     env: wr.wrapperEnv({ CDPPROXY_PUSHGATEWAY: 'gateway:9091' }), encoding: 'utf8', timeout: 10000,
