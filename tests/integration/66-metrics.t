@@ -385,10 +385,15 @@ test('a dead gateway: one stderr line and a log record; the wrapper exits 0, at 
   const dir = h.tmpdir('cdpproxy-push-dead-');
   const log = path.join(dir.dir, 'log.jsonl');
   const dead = `http://127.0.0.1:${await freePort()}`;
-  const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'), { CDPPROXY_PUSHGATEWAY: dead, CDPPROXY_LOG: log });
+  const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'),
+    { CDPPROXY_PUSHGATEWAY: dead, CDPPROXY_LOG: log, CDPPROXY_CONTROL: '127.0.0.1:0' });
   try {
     await w.write('{"id":1,"method":"Browser.getVersion"}\0');
     await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
+    const control = Number(/control on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.stderr())[1]);
+    const live = await h.httpRequest(`http://127.0.0.1:${control}/proxy/metrics`);
+    assert.equal(live.status, 200, 'CDPPROXY_CONTROL serves /proxy/metrics');
+    assert.match(live.body, /^cdpproxy_commands_total\{method="Browser\.getVersion"\} 1$/m, 'with the pipe\'s command');
     const t0 = Date.now();
     await w.write('{"id":2,"method":"Browser.close"}\0');
     const end = await Promise.race([w.exited, h.sleep(15000).then(() => null)]);
