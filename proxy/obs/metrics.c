@@ -80,18 +80,13 @@ static void put_seconds(FILE *out, uint64_t us)
 	fprintf(out, "%" PRIu64 ".%06" PRIu64, us / 1000000, us % 1000000);
 }
 
-static int is_internal(const char *name, size_t len)
-{
-	return len && name[0] == '(';
-}
-
 /* The domain label of a method: the protocol's domain, an internal name as
  * it is ("(unmatched)", ...), or METRICS_OTHER_DOMAINS. */
 static void domain_label(const char *name, size_t len, const char **out, size_t *olen)
 {
 	size_t dlen = stats_domain_len(name, len);
 
-	if (is_internal(name, len) && strcmp(name, "(other methods)")) {
+	if (stats_internal_name(name, len)) {
 		*out = name;
 		*olen = len;
 	} else if (protocol_domain_known(name, dlen)) {
@@ -228,7 +223,7 @@ static void write_stats(FILE *out, const struct stats *st)
 		agg_add(agg_get(&domains, label, len), &e, 1);
 		if (protocol_known(e.name, e.len))
 			agg_add(agg_get(&methods, e.name, e.len), &e, 0);
-		else if (!is_internal(e.name, e.len) || !strcmp(e.name, "(other methods)"))
+		else if (!stats_internal_name(e.name, e.len))
 			agg_add(agg_get(&methods, METRICS_OTHER_METHODS, strlen(METRICS_OTHER_METHODS)), &e, 0);
 	}
 	d = sorted(&domains, &nd);

@@ -62,8 +62,7 @@ void stats_free(struct stats *st)
 	free(st);
 }
 
-/* The names route.c files messages without a method under. */
-static int internal_name(const char *name, size_t len)
+int stats_internal_name(const char *name, size_t len)
 {
 	static const char *const names[] = { UNMATCHED, "(binary)", "(invalid)", "(other)" };
 
@@ -124,7 +123,7 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 	if (st->last && mlen == st->last_len && !memcmp(method, st->last_name, mlen))
 		return st->last;
 	v = table_get(&st->methods, method, mlen);
-	if (!v && !protocol_known(method, mlen) && !internal_name(method, mlen)) {
+	if (!v && !protocol_known(method, mlen) && !stats_internal_name(method, mlen)) {
 		if (st->unlisted < STATS_OTHER_METHODS) {
 			st->unlisted++;
 		} else {

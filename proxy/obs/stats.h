@@ -25,6 +25,9 @@ void stats_free(struct stats *st);
  * method; a response with no known command under "(unmatched)". */
 void stats_count(struct stats *st, const char *method, size_t mlen,
 		 enum side to, size_t bytes);
+/* Is name one of those route.c files messages without a method under:
+ * "(unmatched)", "(binary)", "(invalid)", "(other)"? */
+int stats_internal_name(const char *name, size_t len);
 /* The length of method's domain: its part before the first '.' (all of it
  * when it has none). */
 size_t stats_domain_len(const char *method, size_t mlen);

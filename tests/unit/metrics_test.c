@@ -78,6 +78,7 @@ static void test_labels(void)
 	count(st, "Network.requestWillBeSent", DOWN, 500);
 	count(st, "Network.notInTheProtocol", UP, 7);
 	count(st, "Made.up", UP, 5);
+	count(st, "(looks internal)", UP, 1);
 	count(st, "(unmatched)", DOWN, 3);
 	stats_rtt(st, "Network.enable", 14, 100);        /* < 128 us */
 	stats_rtt(st, "Network.enable", 14, 1000);       /* < 1024 us */
@@ -89,14 +90,15 @@ static void test_labels(void)
 	   "and down: three answers and an event");
 	ok(has_line(text, "cdpproxy_message_bytes_total{domain=\"Network\",direction=\"down\"} 530"),
 	   "Network's bytes down");
-	ok(has_line(text, "cdpproxy_messages_total{domain=\"(other domains)\",direction=\"up\"} 1"),
+	ok(has_line(text, "cdpproxy_messages_total{domain=\"(other domains)\",direction=\"up\"} 2"),
 	   "a domain the protocol lacks is (other domains)");
 	ok(has_line(text, "cdpproxy_messages_total{domain=\"(unmatched)\",direction=\"down\"} 1"),
 	   "an internal name is its own domain");
 	ok(has_line(text, "cdpproxy_commands_total{method=\"Network.enable\"} 3"), "Network.enable: 3 commands");
-	ok(has_line(text, "cdpproxy_commands_total{method=\"(other methods)\"} 2"),
-	   "both methods outside the protocol under one label");
-	ok(!strstr(text, "Made.up") && !strstr(text, "notInTheProtocol"), "no name outside the protocol appears");
+	ok(has_line(text, "cdpproxy_commands_total{method=\"(other methods)\"} 3"),
+	   "the methods outside the protocol under one label");
+	ok(!strstr(text, "Made.up") && !strstr(text, "notInTheProtocol") && !strstr(text, "looks internal"),
+	   "no name outside the protocol appears, not one in parentheses either");
 	ok(!strstr(text, "method=\"Network.requestWillBeSent\""), "an event is no command");
 	ok(has_line(text, "cdpproxy_command_round_trip_seconds_bucket{domain=\"Network\",le=\"0.000064\"} 0"),
 	   "le 64 us: none");
