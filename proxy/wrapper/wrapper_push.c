@@ -136,7 +136,7 @@ static int push_put(const struct wrapper_config *c, const char *body, size_t len
 	struct lws_client_connect_info i;
 	struct lws_context *ctx;
 	struct push p = { .body = body, .len = len };
-	char url[sizeof c->pushgateway], path[2048];
+	char url[sizeof c->pushgateway], path[2048], host[300];
 	const char *prot, *ads, *prefix;
 	size_t pl;
 	int port;
@@ -171,7 +171,8 @@ static int push_put(const struct wrapper_config *c, const char *body, size_t len
 	i.address = ads;
 	i.port = port;
 	i.path = path;
-	i.host = ads;
+	snprintf(host, sizeof host, "%s:%d", ads, port);
+	i.host = host;
 	i.method = "PUT";
 	i.protocol = push_protocols[0].name;
 	i.alpn = "http/1.1";

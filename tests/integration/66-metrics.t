@@ -172,6 +172,7 @@ test('Prometheus scrapes /proxy/metrics during a Playwright session: Network.ena
     assert.equal(res.status, 200);
     assert.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/, 'the exposition format\'s content type');
     assert.equal(res.headers['x-frame-options'], 'DENY', 'and the /proxy/ headers');
+    t.diagnostic(`/proxy/metrics after the session: ${res.body.length} bytes, ${res.body.split('\n').length} lines`);
     const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: res.body, encoding: 'utf8' });
     assert.equal(check.status, 0, `promtool check metrics: ${check.stdout}${check.stderr}`);
     const all = samples(res.body);
@@ -381,7 +382,7 @@ test('a wrapper under Playwright\'s launch with CDPPROXY_PUSHGATEWAY: its totals
   }
 });
 
-test('a dead gateway: one stderr line and a log record; the wrapper exits 0, at once', ALL, async (t) => {
+test('a dead gateway: one stderr line and a log record; the wrapper exits 0', ALL, async (t) => {
   const dir = h.tmpdir('cdpproxy-push-dead-');
   const log = path.join(dir.dir, 'log.jsonl');
   const dead = `http://127.0.0.1:${await freePort()}`;
