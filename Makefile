@@ -181,7 +181,7 @@ test: deps
 # and its bench-proxy run without Chromium (NO_BROWSER=1). All JOBS at a
 # time, the longest first: the others here only wait, and 50's rate checks
 # have windows wide enough for a busy machine.
-CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t 06-cli.t)
+CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t 06-cli.t 03-docs.t)
 check: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
 	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT)
