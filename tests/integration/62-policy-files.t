@@ -253,6 +253,24 @@ test('the schema (python3-jsonschema) accepts what policy.c accepts and refuses 
   }
 });
 
+test('cdpproxy-policy(5) is clean under mandoc -Tlint and documents every key and action of the schema', ALL, async () => {
+  const page = path.join(POLICY_DIR, 'cdpproxy-policy.5');
+  let lint;
+  try {
+    lint = execFileSync('mandoc', ['-Tlint', '-Wwarning', page], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    assert.fail(`mandoc -Tlint -Wwarning: exit ${e.status}: ${e.stdout}${e.stderr}`);
+  }
+  assert.equal(lint, '', 'no warning');
+  const text = fs.readFileSync(page, 'utf8');
+  const schema = JSON.parse(fs.readFileSync(SCHEMA, 'utf8'));
+  const keys = new Set([...Object.keys(schema.properties), ...Object.keys(schema.$defs.rule.properties),
+    ...Object.keys(schema.$defs.inject.properties), ...Object.keys(schema.$defs.command.properties),
+    ...schema.$defs.rule.properties.action.enum]);
+  for (const k of keys) assert.match(text, new RegExp(`^\\.(It )?Ic ${k}\\b`, 'm'), `the page has an entry for '${k}'`);
+  for (const f of shippedPolicies()) assert.ok(text.includes(`.It Pa ${f}\n`), `the page lists ${f} under FILES`);
+});
+
 test('cdpproxy --policy BAD --launch exits 2 before starting anything', ALL, async () => {
   const marker = `--cdpproxy-test-marker=${crypto.randomBytes(6).toString('hex')}`;
   const bad = path.join(tmp.dir, 'unknown-action.json');
