@@ -265,9 +265,9 @@ test('cdpproxy-policy(5) is clean under mandoc -Tlint and documents every key an
   const text = fs.readFileSync(page, 'utf8');
   const schema = JSON.parse(fs.readFileSync(SCHEMA, 'utf8'));
   const keys = new Set([...Object.keys(schema.properties), ...Object.keys(schema.$defs.rule.properties),
-    ...Object.keys(schema.$defs.inject.properties), ...Object.keys(schema.$defs.command.properties),
-    ...schema.$defs.rule.properties.action.enum]);
-  for (const k of keys) assert.match(text, new RegExp(`^\\.(It )?Ic ${k}\\b`, 'm'), `the page has an entry for '${k}'`);
+    ...Object.keys(schema.$defs.inject.properties), ...Object.keys(schema.$defs.command.properties)]);
+  for (const k of keys) assert.match(text, new RegExp(`^\\.(It )?Ic ${k}\\b`, 'm'), `the page names the key '${k}'`);
+  for (const a of schema.$defs.rule.properties.action.enum) assert.match(text, new RegExp(`^\\.It Ic ${a}$`, 'm'), `the page has an entry for the action '${a}'`);
   for (const f of shippedPolicies()) assert.ok(text.includes(`.It Pa ${f}\n`), `the page lists ${f} under FILES`);
 });
 
