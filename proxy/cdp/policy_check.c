@@ -15,11 +15,16 @@
 /* Names longer than this get no "did you mean": no CDP name is that long,
  * and the distance costs their product. */
 #define NAME_MAX_SUGGEST 96
+/* The work a policy may cost, in table entries looked at (about a quarter
+ * of a second): a 1 MiB PUT of rules on "*" must not hold up the loop. */
+#define CHECK_BUDGET 1000000
 
 struct check {
 	const struct policy *p;
 	json_t *out;
 	size_t left_out;
+	size_t budget;              /* CHECK_BUDGET, less what was spent */
+	int stopped;                /* the budget ran out */
 };
 
 /* Is there room for another warning? If not, it is counted as left out, so
@@ -47,6 +52,21 @@ static void warn(struct check *c, const char *path, const char *fmt, ...)
 		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
 	va_end(ap);
 	json_array_append_new(c->out, util_json_str(line));
+}
+
+/* Takes units of work from the budget: 0 when it has run out (said once,
+ * at path), and nothing more is checked. */
+static int spend(struct check *c, size_t units, const char *path)
+{
+	if (c->stopped)
+		return 0;
+	if (units > c->budget) {
+		c->stopped = 1;
+		warn(c, path, "the policy is too large to check whole: not checked from here on");
+		return 0;
+	}
+	c->budget -= units;
+	return 1;
 }
 
 /* Optimal string alignment distance: insertions, deletions, substitutions
@@ -224,8 +244,10 @@ static void check_member(struct check *c, const char *path, const struct target 
 	const char *typed_by = NULL, *shape[2];
 	char want = 0, hint[160];
 	struct nearest nb;
-	int found = 0;
+	int found = 0, suggest = json_array_size(c->out) < POLICY_CHECK_MAX;
 
+	if (!spend(c, t->n, path))
+		return;
 	nearest_init(&nb, key);
 	for (size_t i = 0; i < t->n; i++) {
 		shape[0] = shapes_of(t->ms[i], t->kinds, &shape[1]);
@@ -240,7 +262,7 @@ static void check_member(struct check *c, const char *path, const struct target 
 					typed_by = t->ms[i]->name;
 				}
 			}
-			for (const char *p = shape[s]; !found && p && *p; ) {
+			for (const char *p = shape[s]; !found && suggest && p && *p; ) {
 				const char *colon = strchr(p, ':');
 				nearest_consider(&nb, p, (size_t)(colon - p));
 				p = colon + 2;
@@ -278,7 +300,7 @@ static void unknown_name(struct check *c, const char *path, const char *name, un
 	char hint[160];
 	struct nearest nb;
 
-	if (!room(c))
+	if (!room(c) || !spend(c, protocol_n_methods, path))
 		return;
 	nearest_init(&nb, name);
 	for (size_t i = 0; i < protocol_n_methods; i++)
@@ -316,6 +338,8 @@ static void check_rule(struct check *c, size_t index, const struct policy_rule *
 	json_t *k;
 
 	snprintf(path, sizeof path, "$.rules[%zu]", index);
+	if (!spend(c, t.pattern ? protocol_n_methods : 1, path))
+		return;
 	if (!t.pattern) {   /* one name: a lookup, not a pass over the table */
 		const struct protocol_method *pm;
 		unquote(r->method, p, sizeof p);
@@ -360,6 +384,8 @@ static void check_inject(struct check *c, size_t index, const struct policy_inje
 		struct target t = { &m, 1, PK_COMMAND, NULL, 0 };
 		name = json_string_value(json_object_get(cmd, "method"));
 		snprintf(path, sizeof path, "$.inject[%zu].commands[%zu]", index, j);
+		if (!spend(c, 1, path))
+			return;
 		m = protocol_find(name, strlen(name));
 		snprintf(p, sizeof p, "%s.method", path);
 		if (m && m->kind != 'c') {
@@ -378,7 +404,7 @@ static void check_inject(struct check *c, size_t index, const struct policy_inje
 
 json_t *policy_check(const struct policy *p)
 {
-	struct check c = { p, json_array(), 0 };
+	struct check c = { p, json_array(), 0, CHECK_BUDGET, 0 };
 	const struct protocol_method **ms = xmalloc(protocol_n_methods * sizeof *ms);
 
 	for (size_t i = 0; i < p->n_rules; i++)
