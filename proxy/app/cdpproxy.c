@@ -8,13 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "http.h"
 #include "proxy.h"
 #include "route.h"
 #include "util.h"
 #include "ws.h"
-
-#define CDPPROXY_VERSION "0.1.0"
 
 static volatile int stop, reload;
 static struct proxy px;
@@ -64,8 +63,8 @@ static void usage(FILE *out)
 	      "  --no-control-domain    pass CDPProxy.* commands on to Chrome instead of\n"
 	      "                         answering them (getPolicy, setPolicy, getStats, mark)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
-	      "  --help                 this text\n"
-	      "  --version              the version\n"
+	      "  -h, --help             this text\n"
+	      "  -V, --version          the version\n"
 	      "SIZE is bytes, or with a suffix: 64KiB, 32MiB, 1GiB (k, M, G also work).\n"
 	      "GET /proxy/stats on the listen port returns live statistics as JSON.\n", out);
 }
@@ -142,7 +141,7 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_HELP, O_VERSION, O_STRICT };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_STRICT };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if
  * not. Warnings are printed; with --strict they fail the check too. */
@@ -196,17 +195,14 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
 		{ "log-required", no_argument, NULL, O_LOG_REQUIRED },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
 		{ "strict", no_argument, NULL, O_STRICT },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t size;
 	int o, li = 0;
 
-	opterr = 0;
-
-	while ((o = getopt_long(argc, argv, "", opts, &li)) != -1) {
+	while ((o = getopt_long(argc, argv, CLI_SHORTOPTS, opts, &li)) != -1) {
 		/* The option as given, for messages ("--max-message"). */
 		char flag[40];
 		snprintf(flag, sizeof flag, "--%s", o == '?' ? "" : opts[li].name);
@@ -300,15 +296,14 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		case O_VERBOSE:
 			*verbose = 1;
 			break;
-		case O_HELP:
+		case 'h':
 			usage(stdout);
-			exit(0);
-		case O_VERSION:
+			exit(CLI_OK);
+		case 'V':
 			puts("cdpproxy " CDPPROXY_VERSION);
-			exit(0);
+			exit(CLI_OK);
 		default:
-			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)",
-				 argv[optind - 1]);
+			cli_bad_option(o, argv, opts, err, errlen);
 			return -1;
 		}
 	}
