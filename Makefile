@@ -25,6 +25,13 @@ LIBS_bench-scan := jansson
 LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
+# The version every program prints (-V, --version): the last tag without its
+# v, the commits since and the commit (git describe); without git or a tag,
+# the last release. Expanded once, here. $(B)/version holds the one last
+# built: what prints it is rebuilt when it changes.
+VERSION ?= $(shell git describe --tags --always 2>/dev/null | sed 's/^v//' | grep . || echo 0.2.0)
+VERSION := $(VERSION)
+CFLAGS  += '-DCDPPROXY_VERSION="$(VERSION)"'
 
 # proxy/ is one folder per layer; a layer sees its own headers and those of
 # the layers below it, nothing else, so a wrong #include does not compile:
@@ -60,8 +67,13 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all deps check test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-names
-all: $(B)/cdpproxy $(B)/cdpproxy-chromium $(UNIT) $(TOOLS)
+.PHONY: all deps check print-version print-programs FORCE test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-table
+PROGRAMS := $(B)/cdpproxy $(B)/cdpproxy-chromium $(TOOLS)
+all: $(PROGRAMS) $(UNIT)
+
+$(B)/version: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
 # Each object depends on the headers it includes (-MMD), no more.
 $(foreach l,$(LAYERS),$(eval $(B)/obj/$(l)/%.o: proxy/$(l)/%.c ; \
@@ -111,12 +123,12 @@ $(B)/libtools.a: $(TLIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
+$(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # What a client launches as if it were Chromium (proxy/wrapper/).
-$(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
+$(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics (and its
 # subfolders' headers).
@@ -126,19 +138,22 @@ $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(w
 	    $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
-$(B)/%: tools/%.c $(B)/libcdpproxy.a
+$(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
-        $(B)/libtools.a $(B)/libcdpproxy.a
+        $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
 	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
 print-layers: ; @echo $(LAYERS)
+# For the CLI test (03-cli.t): every program `make all` builds, and the version.
+print-programs: ; @echo $(notdir $(PROGRAMS))
+print-version: ; @echo $(VERSION)
 print-sees-%: ; @echo $(call sees,$*)
 
 deps:
@@ -166,7 +181,7 @@ test: deps
 # and its bench-proxy run without Chromium (NO_BROWSER=1). All JOBS at a
 # time, the longest first: the others here only wait, and 50's rate checks
 # have windows wide enough for a busy machine.
-CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t)
+CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t 06-cli.t 03-docs.t)
 check: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
 	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT)
@@ -224,13 +239,15 @@ soak: deps
 clean:
 	rm -rf $(B)
 
-# proxy/cdp/protocol_names.inc: every command and event the protocol defines, from
-# the devtools-protocol npm package the client tests pin (its JSON is
-# browser_protocol.pdl and js_protocol.pdl); committed, so only this needs it.
+# proxy/cdp/protocol_table.inc: every command and event the protocol defines, with
+# its parameters' (and a command's returns') names and JSON types, from the
+# devtools-protocol npm package the client tests pin (its JSON is
+# browser_protocol.pdl and js_protocol.pdl) and the proxy's own CDPProxy
+# domain (proxy/core/selfdomain.json); committed, so only this needs it.
 PROTOCOL_JSON := tests/clients/node_modules/devtools-protocol/json
-protocol-names:
-	{ echo '/* Generated by `make protocol-names` from devtools-protocol' \
-	    "$$(jq -r .version $(PROTOCOL_JSON)/../package.json): sorted (C locale). */"; \
-	  jq -r '.domains[] | .domain as $$d | ((.commands // [])[], (.events // [])[]) | "\t\"\($$d).\(.name)\","' \
-	    $(PROTOCOL_JSON)/browser_protocol.json $(PROTOCOL_JSON)/js_protocol.json | LC_ALL=C sort -u; } \
-	    > proxy/cdp/protocol_names.inc
+protocol-table:
+	{ echo '/* Generated by `make protocol-table` (proxy/cdp/protocol_table.jq) from devtools-protocol' \
+	    "$$(jq -r .version $(PROTOCOL_JSON)/../package.json) and proxy/core/selfdomain.json: sorted (C locale). */"; \
+	  jq -rs -f proxy/cdp/protocol_table.jq $(PROTOCOL_JSON)/browser_protocol.json \
+	    $(PROTOCOL_JSON)/js_protocol.json proxy/core/selfdomain.json | LC_ALL=C sort -u; } \
+	    > proxy/cdp/protocol_table.inc
