@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev libhttp-parser-dev libxml2-dev
       chromium perl jq curl ca-certificates procps clang libclang-rt-14-dev llvm valgrind nginx-light
       chromium-driver python3 python3-selenium python3-websockets python3-websocket
-      mandoc man-db groff-base"
+      mandoc man-db groff-base python3-jsonschema prometheus prometheus-pushgateway"
 [ "${1:-}" = --bench ] && PKGS="$PKGS linux-perf"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
@@ -29,6 +29,17 @@ if [ -n "$missing" ]; then
     echo "deps: installing$missing" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
+    # Prometheus and its Pushgateway start as system services on install
+    # (under systemd): the tests start their own on loopback, by PID, and a
+    # daemon left on :9090 and :9091 is nobody's. Only ones we just installed.
+    for svc in prometheus prometheus-pushgateway; do
+        case " $missing " in *" $svc "*) ;; *) continue ;; esac
+        if [ -d /run/systemd/system ]; then
+            systemctl disable --now "$svc" >/dev/null 2>&1 || true
+        elif [ -x "/etc/init.d/$svc" ]; then
+            "/etc/init.d/$svc" stop >/dev/null 2>&1 || true
+        fi
+    done
 fi
 
 # npm ci only when the installed tree is older than the lock file or

@@ -17,6 +17,8 @@
 
 static volatile int stop, reload;
 static struct proxy px;
+static const char *check_path;   /* --check-policy */
+static int strict;               /* --strict */
 
 static void usage(FILE *out)
 {
@@ -40,7 +42,9 @@ static void usage(FILE *out)
 	      "  --policy-dir DIR       where PUT /proxy/policy {\"name\":N} finds N.json\n"
 	      "                         (default: the --policy file's directory, else the\n"
 	      "                         policies/ directory next to build/)\n"
-	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not)\n"
+	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not); names\n"
+	      "                         and parameters the protocol lacks are warnings\n"
+	      "  --strict               with --check-policy: a warning fails the check too\n"
 	      "  --allow-host NAME      also accept this Host header name (IP addresses and\n"
 	      "                         localhost always are); repeatable\n"
 	      "  --allow-origin ORIGIN  accept requests from web pages of this Origin ('*': any);\n"
@@ -63,6 +67,16 @@ static void usage(FILE *out)
 	      "  -V, --version          the version\n"
 	      "SIZE is bytes, or with a suffix: 64KiB, 32MiB, 1GiB (k, M, G also work).\n"
 	      "GET /proxy/stats on the listen port returns live statistics as JSON.\n", out);
+}
+
+/* A loaded policy's warnings (policy_check.h), a line each on stderr. */
+static void print_warnings(const struct policy *p)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(p->warnings, i, w)
+		fprintf(stderr, "cdpproxy: warning: %s\n", json_string_value(w));
 }
 
 static void on_signal(int sig)
@@ -93,6 +107,7 @@ static void on_wake(struct proxy *p)
 		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->core.policy->name);
 		return;
 	}
+	print_warnings(pol);
 	route_set_policy(&p->core, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
 		(unsigned long long)p->core.policy_gen);
@@ -126,19 +141,32 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_STRICT };
 
-/* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
+/* --check-policy: 0 when the file is a valid policy, 2 with the reason if
+ * not. Warnings are printed; with --strict they fail the check too. */
 static int check_policy(const char *path)
 {
 	char err[512];
 	struct policy *p = policy_load(path, err, sizeof err);
+	size_t n;
 
 	if (!p) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}
-	printf("%s: policy %s, %zu rules, %zu injects: ok\n", path, p->name, p->n_rules, p->n_injects);
+	print_warnings(p);
+	n = json_array_size(p->warnings);
+	if (n && strict) {
+		fprintf(stderr, "cdpproxy: %s: %zu warning%s, refused (--strict)\n", path, n,
+			n == 1 ? "" : "s");
+		policy_free(p);
+		return 2;
+	}
+	printf("%s: policy %s, %zu rules, %zu injects: ok", path, p->name, p->n_rules, p->n_injects);
+	if (n)
+		printf(", %zu warning%s", n, n == 1 ? "" : "s");
+	putchar('\n');
 	policy_free(p);
 	return 0;
 }
@@ -167,6 +195,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
 		{ "log-required", no_argument, NULL, O_LOG_REQUIRED },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
+		{ "strict", no_argument, NULL, O_STRICT },
 		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -222,7 +251,11 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			cfg->policy_dir = optarg;
 			break;
 		case O_CHECK_POLICY:
-			exit(check_policy(optarg));
+			check_path = optarg;
+			break;
+		case O_STRICT:
+			strict = 1;
+			break;
 		case O_ALLOW_HOST:
 		case O_ALLOW_ORIGIN:
 			if (access_add(o == O_ALLOW_HOST ? &cfg->allow_hosts : &cfg->allow_origins, optarg)) {
@@ -274,6 +307,12 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			return -1;
 		}
 	}
+	if (strict && !check_path) {
+		snprintf(err, errlen, "--strict goes with --check-policy FILE");
+		return -1;
+	}
+	if (check_path)
+		exit(check_policy(check_path));
 	if (optind < argc && !cfg->chromium) {
 		snprintf(err, errlen, "unexpected argument '%s' (chromium flags go after -- with --launch)",
 			 argv[optind]);
@@ -317,6 +356,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}
+	if (policy)
+		print_warnings(policy);
 	if (!cfg.policy_dir)
 		cfg.policy_dir = policy_default_dir(cfg.policy_path, policy_dir, sizeof policy_dir);
 	/* lws's own lines only with --verbose: a stranger's bad request must not

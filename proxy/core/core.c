@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
+#include "procstat.h"
 #include "util.h"
 
 /* Commands awaiting an answer per connection, by default: far more than any
@@ -177,8 +179,10 @@ void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side p
 	    !(cc->paused_by[producer] & 1u << to)) {
 		int was = core_paused(cc, producer);
 		cc->paused_by[producer] |= 1u << to;
-		if (!was)
+		if (!was) {
+			cc->core->pauses[producer]++;
 			cc->ops->reading(cc, producer, 0);
+		}
 	}
 }
 
@@ -209,4 +213,31 @@ void core_shut(struct core_conn *cc, enum side s, int drop)
 		return;
 	queue_clear(&cc->out[s]);
 	resume_drained(cc, s);
+}
+
+char *core_metrics_text(const struct core *core, size_t *len)
+{
+	struct metrics m = { .stats = core->stats, .policy = core->policy,
+			     .policy_gen = core->policy_gen, .conns_open = core->conns_open,
+			     .conns_total = core->conns_total,
+			     .log_lost = core->log ? log_lost(core->log) : 0 };
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		abort();   /* out of memory, as xmalloc */
+	memcpy(m.actions, core->actions, sizeof m.actions);
+	memcpy(m.pauses, core->pauses, sizeof m.pauses);
+	for (const struct core_conn *cc = core->conns; cc; cc = cc->next) {
+		m.sessions_open += (unsigned)cc->sessions.by_id.n;
+		for (int s = DOWN; s <= UP; s++) {
+			m.queue_bytes[s] += cc->out[s].bytes;
+			m.paused[s] += core_paused(cc, (enum side)s);
+		}
+	}
+	procstat_read(&m.proc);
+	metrics_write(&m, f);
+	if (fclose(f) != 0)
+		abort();
+	return text;
 }

@@ -38,6 +38,8 @@ struct core {
 	struct core_conn *conns;      /* live connections, newest first */
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;
+	uint64_t pauses[2];           /* times reading side s was paused (budget) */
+	uint64_t actions[ACT_DELAY + 1];  /* messages a policy rule decided, by action */
 	/* When the bytes being handled were read (core_read_clock). */
 	uint64_t read_mono_us, read_wall_us;
 	const void *read_token;
@@ -87,6 +89,10 @@ struct policy *core_policy_by_name(const struct core *core, const char *name,
 				   char *err, size_t errlen);
 /* {"name","gen","since_us","policy"}: the policy in force. */
 json_t *core_policy_json(const struct core *core);
+/* Everything /proxy/metrics says, as Prometheus text (metrics.h): the
+ * stats, the policy, the queues, the connections, and this process from
+ * /proc. A new buffer of *len bytes, NUL-terminated. */
+char *core_metrics_text(const struct core *core, size_t *len);
 /* The bytes about to be handled were read now, by one read of the socket or
  * pipe named by token: the clock is read once a read, not once a message.
  * The wall time is the monotonic one plus an offset read again every

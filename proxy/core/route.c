@@ -395,6 +395,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	}
 	if (rule) {
 		rule->hits++;
+		core->actions[rule->action]++;
 		rec.action = policy_action_name(rule->action);
 	}
 

@@ -170,6 +170,16 @@ static void admin_stats_text(struct proxy *px, struct http_reply *r)
 	free(text);
 }
 
+/* GET /proxy/metrics: the same counts for Prometheus (metrics.h). */
+static void admin_metrics(struct proxy *px, struct http_reply *r)
+{
+	size_t n;
+	char *text = core_metrics_text(&px->core, &n);
+
+	reply_set(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, n);
+	free(text);
+}
+
 /* POST /proxy/stats/reset: the counts start again (a phase), and the log
  * says when. */
 static json_t *admin_stats_reset(struct proxy *px)
@@ -214,7 +224,8 @@ extern const unsigned char dashboard_html[];
 extern const size_t dashboard_html_len;
 extern const char dashboard_csp[];   /* its inline script and style by hash (Makefile) */
 
-/* GET /proxy/policies: the names a PUT {"name"} takes, from the policy directory. */
+/* GET /proxy/policies: the names a PUT {"name"} takes, from the policy
+ * directory; not the schema (cdpproxy-policy.schema.json) beside them. */
 static json_t *admin_policies(struct proxy *px)
 {
 	json_t *names = json_array();
@@ -223,7 +234,8 @@ static json_t *admin_policies(struct proxy *px)
 
 	while (d && (e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json"))
+		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json") &&
+		    !(n > 12 && !strcmp(e->d_name + n - 12, ".schema.json")))
 			json_array_append_new(names, util_json_bytes(e->d_name, n - 5));
 	}
 	if (d)
@@ -428,6 +440,8 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		admin_stats_text(px, r);
 	else if (!strcmp(path, "/proxy/stats") && !strcmp(method, "GET"))
 		reply_json(r, 200, admin_stats(px));
+	else if (!strcmp(path, "/proxy/metrics") && !strcmp(method, "GET"))
+		admin_metrics(px, r);
 	else if (!strcmp(path, "/proxy/stats/reset") && !strcmp(method, "POST"))
 		reply_json(r, 200, admin_stats_reset(px));
 	else if (!strcmp(path, "/proxy/policy") && !strcmp(method, "GET"))
@@ -440,7 +454,7 @@ static void admin(struct proxy *px, struct http_reply *r, struct lws *wsi, const
 		r->want_body = 1;   /* answered at LWS_CALLBACK_HTTP_BODY_COMPLETION */
 	else
 		reply_json(r, 404, error_json("no such endpoint: GET /proxy/ (the dashboard), "
-					      "/proxy/stats (?format=text), /proxy/policy, /proxy/policies, "
+					      "/proxy/stats (?format=text), /proxy/metrics, /proxy/policy, /proxy/policies, "
 					      "/proxy/events, PUT /proxy/policy and POST /proxy/stats/reset are"));
 }
 

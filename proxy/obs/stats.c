@@ -62,8 +62,7 @@ void stats_free(struct stats *st)
 	free(st);
 }
 
-/* The names route.c files messages without a method under. */
-static int internal_name(const char *name, size_t len)
+int stats_internal_name(const char *name, size_t len)
 {
 	static const char *const names[] = { UNMATCHED, "(binary)", "(invalid)", "(other)" };
 
@@ -124,7 +123,7 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 	if (st->last && mlen == st->last_len && !memcmp(method, st->last_name, mlen))
 		return st->last;
 	v = table_get(&st->methods, method, mlen);
-	if (!v && !protocol_known(method, mlen) && !internal_name(method, mlen)) {
+	if (!v && !protocol_known(method, mlen) && !stats_internal_name(method, mlen)) {
 		if (st->unlisted < STATS_OTHER_METHODS) {
 			st->unlisted++;
 		} else {
@@ -251,6 +250,32 @@ json_t *stats_json(const struct stats *st)
 void stats_add_evicted(struct stats *st, uint64_t n)
 {
 	st->pending_evicted += n;
+}
+
+int stats_next(const struct stats *st, size_t *i, struct stats_entry *e)
+{
+	struct table_slot *s = table_next(&st->methods, i);
+	const struct method_stats *m;
+
+	if (!s)
+		return 0;
+	m = s->val;
+	e->name = s->key;
+	e->len = s->klen;
+	e->messages = m->c.messages;
+	e->bytes = m->c.bytes;
+	e->rtt = &m->rtt;
+	return 1;
+}
+
+uint64_t stats_evicted(const struct stats *st)
+{
+	return st->pending_evicted;
+}
+
+uint64_t stats_unlisted_names(const struct stats *st)
+{
+	return st->unlisted + hll_estimate(st);
 }
 
 static uint64_t row_messages(const struct row *r)

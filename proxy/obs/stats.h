@@ -25,6 +25,9 @@ void stats_free(struct stats *st);
  * method; a response with no known command under "(unmatched)". */
 void stats_count(struct stats *st, const char *method, size_t mlen,
 		 enum side to, size_t bytes);
+/* Is name one of those route.c files messages without a method under:
+ * "(unmatched)", "(binary)", "(invalid)", "(other)"? */
+int stats_internal_name(const char *name, size_t len);
 /* The length of method's domain: its part before the first '.' (all of it
  * when it has none). */
 size_t stats_domain_len(const char *method, size_t mlen);
@@ -43,6 +46,22 @@ void stats_reset(struct stats *st);
  * names outside the protocol with a record of their own, and an estimate
  * (within a few %) of the distinct names counted under "(other methods)". */
 json_t *stats_json(const struct stats *st);
+/* One record of the table as a reader that formats it sees it (metrics.h):
+ * a method (or an internal name: "(unmatched)", "(other methods)", ...),
+ * its counts by the side the messages went to, its round trips. */
+struct stats_entry {
+	const char *name;
+	size_t len;
+	const uint64_t *messages, *bytes;   /* [2], indexed by enum side */
+	const struct hist *rtt;
+};
+/* The records in no order: *i starts at 0; fills e and returns 1, or
+ * returns 0 once there is none left. */
+int stats_next(const struct stats *st, size_t *i, struct stats_entry *e);
+/* pending_evicted, and the distinct method names outside the protocol
+ * counted (named, plus the pool's estimate): see stats_json. */
+uint64_t stats_evicted(const struct stats *st);
+uint64_t stats_unlisted_names(const struct stats *st);
 /* The same as a human-readable table, busiest methods first. */
 void stats_print(const struct stats *st, FILE *out);
 

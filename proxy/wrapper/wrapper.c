@@ -98,6 +98,8 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (wrapper_push_configure(c, err, errlen) < 0)
+		return -1;
 	if ((v = getenv("CDPPROXY_POLICY")) && *v) {
 		c->policy_path = v;
 		if (!(c->policy = policy_load(v, err, errlen)))

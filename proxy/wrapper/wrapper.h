@@ -35,6 +35,9 @@ struct wrapper_config {
 	uint64_t queue_bytes;         /* per direction, before the producer is paused */
 	char admin_host[128];         /* the admin listener (/proxy/), CDPPROXY_CONTROL=HOST:PORT; "" when unset */
 	int admin_port;
+	char pushgateway[1024];       /* CDPPROXY_PUSHGATEWAY, http(s)://HOST[:PORT][/PREFIX]; "" unset */
+	char push_job[256];           /* CDPPROXY_PUSHGATEWAY_JOB, default "cdpproxy" */
+	char push_instance[512];      /* CDPPROXY_PUSHGATEWAY_INSTANCE, default HOSTNAME-PID */
 };
 
 /* Reads the client's argv (argv[0] is the wrapper) and the CDPPROXY_*
@@ -112,6 +115,16 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 /* Adds the admin listener (CDPPROXY_CONTROL) to px (none unset) and names
  * it on stderr. 0, or -1 with err (a port taken: no other is tried). */
 int wrapper_listen_admin(struct wrapper *w, struct proxy *px, char *err, size_t errlen);
+/* Reads CDPPROXY_PUSHGATEWAY and its _JOB and _INSTANCE into c (none set:
+ * c->pushgateway is ""). 0, or -1 with a reason in err (not a URL). */
+int wrapper_push_configure(struct wrapper_config *c, char *err, size_t errlen);
+/* With CDPPROXY_PUSHGATEWAY: PUTs px's metrics (core_metrics_text) to
+ * URL/metrics/job/JOB/instance/INSTANCE, waiting at most
+ * WRAPPER_PUSH_TIMEOUT_MS. A failure is one line on stderr and a
+ * "pushgateway" log record, never an error: the wrapper exits as the
+ * browser did. Call it after the loop, before proxy_stop. */
+#define WRAPPER_PUSH_TIMEOUT_MS 2000
+void wrapper_push(struct wrapper *w, struct proxy *px);
 /* wrapper_tend's reload: the policy SIGHUP loaded, made the proxy's. */
 void wrapper_reload(struct wrapper *w, struct policy *p);
 

@@ -313,6 +313,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 		if (r.wwsi[s])
 			lws_set_timeout(r.wwsi[s], PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_SYNC);
 	}
+	wrapper_push(w, &r.px);
 	core_conn_free(&r.cc);
 	proxy_stop(&r.px);
 	w->log_lost = r.px.log_lost;

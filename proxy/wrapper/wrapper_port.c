@@ -247,6 +247,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 	lws_sul_cancel(&r.sul);
 	r.px.on_wake = NULL;
 	wrapper_serve(w, NULL);   /* the context goes now */
+	wrapper_push(w, &r.px);
 	proxy_stop(&r.px);
 	w->log_lost = r.px.log_lost;
 	for (int waited = 0; !r.relay_done && waited < STDERR_DRAIN_MS; waited += 20)
