@@ -20,7 +20,7 @@ void har_page_close(struct har *h, struct har_sess *s)
 	if (!p)
 		return;
 	s->page = NULL;
-	if (p->refs && (out = har_sess_out(h, s))) {
+	if (p->refs && (out = har_out_for(h, s))) {
 		json_t *j;
 		har_entry_iso(p->wall, when, sizeof when);
 		j = json_pack("{s:s,s:s,s:O,s:{s:f,s:f}}", "startedDateTime", when, "id", p->id, "title", p->title,
