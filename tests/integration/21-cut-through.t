@@ -153,8 +153,8 @@ test('logs: the large messages with their sizes, methods and round trips', { ...
   assert.equal(big.length, 1, 'the 117 MiB answer logged');
   for (const r of big) assert.ok(r.rtt_us > 0, 'with their round trip');
   const ev = recs.filter((r) => r.kind === 'event' && r.method === 'Runtime.consoleAPICalled' && r.bytes > 8 * MiB);
-  // (Runtime.enable replays the page's console messages: one more or two.)
-  assert.ok(ev.length >= 2, `the 8 MiB console events logged (${ev.length})`);
+  // (Runtime.enable may replay the page's console messages: one or more.)
+  assert.ok(ev.length >= 1, `the 8 MiB console event logged (${ev.length})`);
 });
 
 test('teardown', ALL, async () => {
