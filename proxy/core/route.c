@@ -346,6 +346,11 @@ int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t to
 	 * client's CDPProxy.* commands are the proxy's to answer. */
 	if (from != UP || m->type != MSG_TEXT || total <= core->cut_min || cc->shut[DOWN])
 		return 0;
+	/* Its side is paused (a queue it fills is full), so its leg reads no
+	 * more: cut through, the message would hold the head of a queue that
+	 * waits for it to drain. Stored, it waits in its leg instead. */
+	if (core_paused(cc, from))
+		return 0;
 	switch (scan_first(buf, m->len, &f)) {
 	case SCAN_FIRST_MORE:
 		return m->len < CUT_PREFIX ? -1 : 0;

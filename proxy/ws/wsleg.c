@@ -53,8 +53,11 @@ void wsleg_free(struct wsleg *l)
 
 void wsleg_rx_flow(struct wsleg *l, int paused)
 {
-	int want = !paused || l->close_sent;
+	/* A cut-through message is read to its end even so: it frees the
+	 * queue that paused its side only once it is whole and written. */
+	int want = !paused || l->close_sent || l->rx_cut == 1;
 
+	l->paused = paused;
 	if (!l->wsi || want == l->reading)
 		return;
 	l->reading = want;
@@ -386,6 +389,7 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	/* Chrome sends each message as one frame, so its size is known at once. */
 	uint64_t need = (m ? m->len : 0) + len + frame_rest;
 	size_t old_cost;
+	int rc_cut;
 
 	if (l->dropping) {   /* released (wsleg_rx_release): its rest goes nowhere */
 		l->dropping = !final;
@@ -435,9 +439,12 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	}
 	if (!final)
 		return;
+	rc_cut = l->rx_cut;
 	l->rx = NULL;
 	l->rx_cut = 0;
 	l->ops->deliver(l->ctx, l->side, m);
+	if (rc_cut == 1)   /* a pause asked for while it came applies now */
+		wsleg_rx_flow(l, l->paused);
 }
 
 struct msg *wsleg_rx_release(struct wsleg *l)

@@ -70,6 +70,7 @@ struct wsleg {
 	int discarding;               /* skipping the rest of a message over max_message */
 	int dropping;                 /* skipping the rest of a message released (wsleg_rx_release) */
 	int reading;                  /* lws reads the socket (wsleg_rx_flow) */
+	int paused;                   /* ... and what was last asked of it */
 	/* Writing. */
 	struct wsleg_unsent unsent;
 	const struct msg *out;        /* the large message being written from its own buffer */
