@@ -133,16 +133,17 @@ static int close_when_written(struct wsleg *l)
 	return 0;
 }
 
-/* A frame header for m, masked (mask filled) from the client's end. */
-static size_t frame_header(const struct wsleg *l, unsigned char *out, const struct msg *m,
-			   unsigned char mask[4])
+/* A frame header for m, of len bytes (a cut-through one's: all it will
+ * have), masked (mask filled) from the client's end. */
+static inline size_t frame_header(const struct wsleg *l, unsigned char *out, const struct msg *m,
+				  size_t len, unsigned char mask[4])
 {
 	int opcode = m->type == MSG_TEXT ? WSFRAME_TEXT : m->type == MSG_BINARY ? WSFRAME_BINARY :
 		     WSFRAME_PONG;   /* MSG_LEG: this leg queues only pongs */
 
 	if (l->client)
 		wsframe_new_mask(mask);
-	return wsframe_header(out, opcode, 1, m->want ? m->want : m->len, l->client ? mask : NULL);
+	return wsframe_header(out, opcode, 1, len, l->client ? mask : NULL);
 }
 
 /* A delayed message's time has come: write again. */
@@ -179,7 +180,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 		/* Small messages are framed into one buffer: one write for many. */
 		if (m != l->out && msg_whole(m) && m->len + WSFRAME_HEADER_MAX <= BATCH_BYTES - used &&
 		    m->len <= BATCH_SMALL) {
-			size_t h = frame_header(l, batch + used, m, mask);
+			size_t h = frame_header(l, batch + used, m, m->len, mask);
 			if (l->client)
 				wsframe_mask(batch + used + h, MSG_DATA(m), m->len, mask, 0);
 			else
@@ -212,7 +213,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			unsigned char h[WSFRAME_HEADER_MAX];
 			l->out = m;
 			l->out_sent = 0;
-			l->out_hdr = frame_header(l, h, m, mask);
+			l->out_hdr = frame_header(l, h, m, m->want ? m->want : m->len, mask);
 			memcpy(MSG_DATA(m) - l->out_hdr, h, l->out_hdr);
 			if (l->client)
 				wsframe_mask(MSG_DATA(m), MSG_DATA(m), m->len, mask, 0);
@@ -415,9 +416,16 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	if (!m) {
 		m = l->rx = msg_new(need < len + RX_TRUST ? (size_t)need : len + RX_TRUST);
 		m->type = opcode == WSFRAME_BINARY ? MSG_BINARY : MSG_TEXT;
+		if (final) {   /* whole in one piece, as most are */
+			memcpy(MSG_DATA(m), in, len);
+			m->len = len;
+			l->rx = NULL;
+			l->ops->deliver(l->ctx, l->side, m);
+			return;
+		}
 		l->rx_cut = 0;
 	}
-	old_cost = msg_cost(m);
+	old_cost = l->rx_cut == 1 ? msg_cost(m) : 0;
 	if (m->len + len > m->cap) {   /* more than it was given room for */
 		uint64_t cap = m->cap * 2 > m->len + len ? m->cap * 2 : m->len + len;
 		/* The frame's claim, once this much of it has come, is taken whole. */
