@@ -8,7 +8,8 @@
 # First, the efficiency table: each proxy's own CPU per message at fixed,
 # paced rates (cdp-load --rate), which every variant sustains, so that all
 # see the same arrival pattern; plus, outside the timed rounds, syscalls and
-# context switches per message (perf stat software counters).
+# context switches per message (perf stat software counters). Last, the
+# latency of large messages (tools/bench-large.js).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -372,6 +373,12 @@ jq -n --slurpfile runs "$TMP/runs.jsonl" --slurpfile rss "$TMP/rss.jsonl" --slur
 mkdir -p "$(dirname "$JSON")"
 mv "$TMP/summary.json" "$JSON"
 jq -r --arg out table --arg json "$JSON" -f "$ROOT/tools/bench-proxy.jq" "$JSON"
+# Large messages: what the proxy adds to an 8 MiB and a 117 MiB message
+# (last byte in -> last byte out), against --before when given (not in --quick).
+if [ "$QUICK" = 0 ]; then
+	B="$B" node "$ROOT/tools/bench-large.js" --proxy "$B/cdpproxy" ${BEFORE:+--before "$BEFORE"} \
+		--repeats "$((ROUNDS + 2))" --json "$(dirname "$JSON")/bench-large.json" || FAILED=1
+fi
 # The browser wrapper's pipe path against a direct pipe (not in --quick).
 if [ "$CHROME" = 1 ] && [ "$QUICK" = 0 ]; then
 	B="$B" node "$ROOT/tools/bench-pipe.js" --rounds "$ROUNDS" --seconds "$SECONDS_PER_RUN" \

@@ -418,6 +418,17 @@ struct policy_rule *policy_match(const struct policy *p, enum policy_kind kind,
 	return NULL;
 }
 
+int policy_may_match(const struct policy *p, enum policy_kind kind,
+		     const char *method, size_t mlen)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct policy_rule *r = &p->rules[i];
+		if ((r->kinds & kind) && (!method || policy_glob(r->method, method, mlen)))
+			return 1;
+	}
+	return 0;
+}
+
 void policy_rewrite(const struct policy_rule *rule, json_t *params)
 {
 	size_t i;

@@ -68,6 +68,12 @@ struct policy_rule *policy_match(const struct policy *p, enum policy_kind kind,
 				 const char *method, size_t mlen,
 				 const char *target, const char *url);
 
+/* Could a rule match a message of this kind and method, whatever its
+ * target? (A message cut through is judged before its sessionId, which
+ * may come last, is known.) method is not NUL-terminated; NULL: any. */
+int policy_may_match(const struct policy *p, enum policy_kind kind,
+		     const char *method, size_t mlen);
+
 /* Applies a rewrite rule to a params (or result) object in place. */
 void policy_rewrite(const struct policy_rule *rule, json_t *params);
 

@@ -641,6 +641,79 @@ int scan_message(const char *buf, size_t len, struct scan_result *r)
 	return 0;
 }
 
+/* p past whitespace, or end. */
+static const char *first_ws(const char *p, const char *end)
+{
+	while (p < end && IS_WS(*p))
+		p++;
+	return p;
+}
+
+/* p past a plain string's content (its opening quote behind it), at its
+ * closing quote; end when it is not all there; NULL on an escape or a
+ * control byte. */
+static const char *first_str(const char *p, const char *end)
+{
+	while (p < end && !IS_SPECIAL(*p))
+		p++;
+	return p < end && *p != '"' ? NULL : p;
+}
+
+enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *f)
+{
+	const char *end = buf + len, *p = first_ws(buf, end), *key, *q;
+	size_t klen;
+
+	memset(f, 0, sizeof *f);
+	if (p == end)
+		return SCAN_FIRST_MORE;
+	if (*p != '{')
+		return SCAN_FIRST_OTHER;
+	if ((p = first_ws(p + 1, end)) == end)
+		return SCAN_FIRST_MORE;
+	if (*p != '"')
+		return SCAN_FIRST_OTHER;
+	key = ++p;
+	if (!(p = first_str(p, end)))
+		return SCAN_FIRST_OTHER;
+	if (p == end)
+		return SCAN_FIRST_MORE;
+	klen = (size_t)(p - key);
+	if ((p = first_ws(p + 1, end)) == end)
+		return SCAN_FIRST_MORE;
+	if (*p != ':')
+		return SCAN_FIRST_OTHER;
+	if ((p = first_ws(p + 1, end)) == end)
+		return SCAN_FIRST_MORE;
+	if (klen == 6 && !memcmp(key, "method", 6)) {
+		if (*p != '"')
+			return SCAN_FIRST_OTHER;
+		q = ++p;
+		if (!(p = first_str(p, end)))
+			return SCAN_FIRST_OTHER;
+		if (p == end)
+			return SCAN_FIRST_MORE;
+		f->method.off = (size_t)(q - buf);
+		f->method.len = (size_t)(p - q);
+		f->method.present = 1;
+		return SCAN_FIRST_METHOD;
+	}
+	if (klen == 2 && !memcmp(key, "id", 2)) {
+		int neg = *p == '-';
+		uint64_t v = 0;
+		p += neg;
+		for (q = p; p < end && IS_DIGIT(*p) && p - q < 18; p++)
+			v = v * 10 + (uint64_t)(*p - '0');
+		if (p == end)
+			return SCAN_FIRST_MORE;
+		if (p == q || (*p != ',' && *p != '}' && !IS_WS(*p)))
+			return SCAN_FIRST_OTHER;
+		f->id = neg ? -(int64_t)v : (int64_t)v;
+		return SCAN_FIRST_ID;
+	}
+	return SCAN_FIRST_OTHER;
+}
+
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)
 {
 	size_t n, k;

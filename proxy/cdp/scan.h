@@ -44,6 +44,24 @@ struct scan_result {
  * A key is matched on its decoded form, so "met\u0068od" is "method". */
 int scan_message(const char *buf, size_t len, struct scan_result *r);
 
+/* A message's first member, read from its first bytes before the rest has
+ * come (cut-through forwarding decides on it): "method" with a plain string
+ * (no escapes), or "id" with an integer (at most 18 digits), the two keys
+ * Chrome writes first. */
+enum scan_first_kind {
+	SCAN_FIRST_MORE = -1,   /* the bytes so far do not tell */
+	SCAN_FIRST_OTHER = 0,   /* another key, another value, or not an object */
+	SCAN_FIRST_METHOD,      /* method: the string */
+	SCAN_FIRST_ID,          /* id: the integer */
+};
+struct scan_first {
+	struct scan_str method;
+	int64_t id;
+};
+/* Reads the first member of the message that buf[0..len) begins. Nothing
+ * after it is looked at: a key repeated later is not seen. */
+enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *f);
+
 /* Strings are skipped with AVX2 when the CPU has it (found at start-up),
  * else with SSE2. Turns AVX2 off (0) or back on where there is any, for tests
  * that check both give the same; returns whether it was on. */

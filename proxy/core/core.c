@@ -21,6 +21,11 @@
  * wall clock shows within this time. */
 #define CORE_WALL_SYNC_US 200000
 
+/* The smallest message cut through, by default: over what the WebSocket
+ * leg batches (256 KiB), where a message's own transfer time starts to
+ * show. */
+#define CUT_MIN_DEFAULT (256 * 1024)
+
 static void sync_wall(struct core *core, uint64_t mono_us)
 {
 	core->wall_minus_mono_us = util_now_us() - mono_us;
@@ -34,6 +39,7 @@ void core_init(struct core *core, struct policy *p, struct log *lg, uint64_t que
 	core->log = lg;
 	core->queue_bytes = queue_bytes;
 	core->pending_max = PENDING_MAX_DEFAULT;
+	core->cut_min = CUT_MIN_DEFAULT;
 	core->selfdomain = 1;
 	sync_wall(core, util_mono_us());
 	core_install_policy(core, p ? p : policy_passthrough(), "start");
@@ -162,20 +168,12 @@ void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes,
 			  "max", (json_int_t)max));
 }
 
-void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer)
+/* Whoever made a message for side `to` waits while the queue it went to
+ * is full: the other side's messages, and the proxy's own answers, pongs
+ * and injected commands alike. */
+static void pause_if_full(struct core_conn *cc, enum side to, enum side producer)
 {
-	struct queue *q = &cc->out[to];
-
-	if (cc->shut[to]) {   /* nobody left to deliver it to */
-		msg_free(m);
-		return;
-	}
-	queue_push(q, m);
-	cc->ops->queued(cc, to);
-	/* Whoever made this message waits while the queue it went to is full:
-	 * the other side's messages, and the proxy's own answers, pongs and
-	 * injected commands alike. */
-	if (producer <= UP && q->bytes > cc->core->queue_bytes &&
+	if (producer <= UP && cc->out[to].bytes > cc->core->queue_bytes &&
 	    !(cc->paused_by[producer] & 1u << to)) {
 		int was = core_paused(cc, producer);
 		cc->paused_by[producer] |= 1u << to;
@@ -184,6 +182,34 @@ void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side p
 			cc->ops->reading(cc, producer, 0);
 		}
 	}
+}
+
+void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer)
+{
+	if (cc->shut[to]) {   /* nobody left to deliver it to */
+		msg_free(m);
+		return;
+	}
+	queue_push(&cc->out[to], m);
+	cc->ops->queued(cc, to);
+	pause_if_full(cc, to, producer);
+}
+
+void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m)
+{
+	queue_push(&cc->out[to], m);
+	cc->ops->queued(cc, to);
+}
+
+void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t old_cost)
+{
+	cc->out[to].bytes += msg_cost(m) - old_cost;
+	cc->ops->queued(cc, to);
+}
+
+void core_stream_end(struct core_conn *cc, enum side to, enum side producer)
+{
+	pause_if_full(cc, to, producer);
 }
 
 /* out[s] has drained to half the budget: resume the sides it held. */

@@ -30,6 +30,7 @@ struct core {
 	struct stats *stats;
 	struct log *log;              /* NULL: no log */
 	uint64_t queue_bytes;         /* per direction: past it, the producer is paused */
+	uint64_t cut_min;             /* a message over this may be cut through (route_begin) */
 	size_t pending_max;           /* commands awaiting an answer per connection */
 	int selfdomain;               /* CDPProxy.* commands are answered (selfdomain.h) */
 	const char *policy_dir;       /* where a policy name finds NAME.json */
@@ -127,6 +128,18 @@ void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes,
  * whose message made it) while out[to] is over the core's byte budget.
  * Dropped when side `to` is shut. Takes m. */
 void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer);
+/* Cut through (route_begin): m, whose first bytes are in, is queued for
+ * side `to` now; the leg reading it goes on filling it, and it is written
+ * as its bytes come. Nobody is paused yet: see core_stream_end. */
+void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m);
+/* More of m, queued for side `to`, is in; its memory was old_cost (its
+ * buffer may have grown): counted, and its leg asked to write. */
+void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t old_cost);
+/* A cut-through message for side `to` is whole: its producer is paused if
+ * out[to] is over the budget, as core_enqueue does for a whole message.
+ * A side is paused between messages, never inside one: a message's bytes
+ * go from the queue only once it is all written. */
+void core_stream_end(struct core_conn *cc, enum side to, enum side producer);
 /* The head of out[s] is written: takes it off and frees it, and resumes
  * the sides that waited for out[s] to drain to half the budget. */
 void core_written(struct core_conn *cc, enum side s);

@@ -77,9 +77,7 @@ void msg_grow(struct msg *m, size_t cap)
 	}
 	buf = xmalloc(MSG_PRE + cap);
 
-	memcpy(buf + MSG_PRE, m->buf + MSG_PRE, m->len);
-	if (!msg_inline(m))
-		free(m->buf);
+	memcpy(buf, m->buf, MSG_PRE + m->len);
 	m->buf = buf;
 	m->cap = cap;
 }

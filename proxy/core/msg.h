@@ -21,6 +21,12 @@ struct msg {
 	int type;                     /* enum msg_type */
 	int cls;                      /* its block's size class (msg.c), -1: none */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
+	/* Cut through (proxy/ws/README.md): queued before it is whole, its
+	 * bytes written as they come. want: its length once whole (len < want
+	 * while they come); 0 for a message queued whole. cut: its sender went
+	 * away first, it never will be whole. */
+	size_t want;
+	int cut;
 	unsigned char *buf;           /* MSG_PRE headroom, then the message */
 };
 
@@ -30,9 +36,15 @@ struct msg {
 /* A message with room for len bytes after MSG_PRE, of type MSG_TEXT. */
 struct msg *msg_new(size_t len);
 void msg_free(struct msg *m);
-/* Room for cap bytes in m, keeping its len bytes (a message growing over
- * more reads or frames). */
+/* Room for cap bytes in m, keeping its len bytes and its headroom (a
+ * message growing over more reads or frames, maybe framed already). */
 void msg_grow(struct msg *m, size_t cap);
+/* Is m whole: not a cut-through message whose bytes are still coming? */
+static inline int msg_whole(const struct msg *m)
+{
+	return m->len >= m->want;
+}
+
 /* What m counts for in a queue's bytes: the memory it holds, not its
  * length, so that a flood of empty pongs fills a queue as surely as a
  * flood of events does. */

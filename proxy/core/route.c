@@ -331,6 +331,60 @@ void route_set_policy(struct core *core, struct policy *p, const char *source)
 		route_sync(cc);
 }
 
+/* How much of a message's start route_begin waits for to see its first
+ * member; a message that has not shown it by then is stored and forwarded. */
+#define CUT_PREFIX 4096
+
+int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t total)
+{
+	struct core *core = cc->core;
+	const char *buf = (const char *)MSG_DATA(m);
+	struct scan_first f;
+
+	/* Only Chrome's messages: toward Chrome a message is masked in place
+	 * as it is framed (route_deliver still has to read it), and the
+	 * client's CDPProxy.* commands are the proxy's to answer. */
+	if (from != UP || m->type != MSG_TEXT || total <= core->cut_min || cc->shut[DOWN])
+		return 0;
+	/* Its side is paused (a queue it fills is full), so its leg reads no
+	 * more: cut through, the message would hold the head of a queue that
+	 * waits for it to drain. Stored, it waits in its leg instead. */
+	if (core_paused(cc, from))
+		return 0;
+	switch (scan_first(buf, m->len, &f)) {
+	case SCAN_FIRST_MORE:
+		return m->len < CUT_PREFIX ? -1 : 0;
+	case SCAN_FIRST_METHOD:
+		/* An event (or a command, if an id follows, which no rule sees),
+		 * judged on its method whatever its session's target. */
+		if (policy_may_match(core->policy, PK_EVENT, buf + f.method.off, f.method.len))
+			return 0;
+		break;
+	case SCAN_FIRST_ID:
+		/* A response: a rule matches its command's method, found by its
+		 * id and sessionId, which comes last; an answer to the proxy's
+		 * own command is not forwarded at all. */
+		if (f.id >= PROXY_ID_BASE || policy_may_match(core->policy, PK_RESPONSE, NULL, 0))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	m->want = (size_t)total;
+	core_stream_begin(cc, !from, m);
+	return 1;
+}
+
+/* m, decided, goes to the other side: queued, or, cut through, already
+ * there, now whole. */
+static void route_send(struct core_conn *cc, enum side from, struct msg *m)
+{
+	if (m->want)
+		core_stream_end(cc, !from, from);
+	else
+		core_enqueue(cc, !from, m, from);
+}
+
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 {
 	struct core *core = cc->core;
@@ -348,12 +402,13 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	enum policy_kind pk = 0;
 	json_t *client_params = NULL;
 	uint64_t now = core->read_mono_us;
+	int cut = m->want != 0;      /* cut through: forwarded as it came, no rule */
 
 	method[0] = session[0] = '\0';   /* not the whole 2 x 128 bytes per message */
 	if (m->type == MSG_BINARY || scan_message(buf, m->len, &r) < 0) {
 		rec.kind = m->type == MSG_BINARY ? "binary" : "invalid";
 		count_and_log(cc, from, &rec, 1);
-		core_enqueue(cc, !from, m, from);
+		route_send(cc, from, m);
 		return;
 	}
 	rec_scanned(&rec, buf, &r, method, session);
@@ -366,7 +421,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
 		stats_rtt(core->stats, name, rec.method_len, sm.rtt_us);
-		if (sm.by_proxy) {      /* the answer to the proxy's own command */
+		if (sm.by_proxy && !cut) {   /* the answer to the proxy's own command */
 			rec.by_proxy = 1;
 			count_and_log(cc, from, &rec, 1);
 			msg_free(m);
@@ -385,7 +440,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		msg_free(m);
 		return;
 	}
-	if (pk && rec.method && core->policy->n_rules) {
+	if (pk && rec.method && core->policy->n_rules && !cut) {
 		names_own(&rec, &msg, method, session);
 		if (pk != PK_RESPONSE)
 			name = msg.method;
@@ -458,5 +513,5 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	}
 	json_decref(client_params);
 	count_and_log(cc, from, &rec, !rule || rule->log);
-	core_enqueue(cc, !from, m, from);
+	route_send(cc, from, m);
 }

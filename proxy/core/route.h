@@ -10,8 +10,19 @@
 #include "core.h"
 
 /* One whole message from side `from`: scanned, tracked, decided by the
- * policy, counted, logged, and queued for the other side. Takes m. */
+ * policy, counted, logged, and queued for the other side. Takes m. A
+ * message cut through (route_begin: m->want) is already queued and
+ * written in part: it is scanned, tracked, counted and logged the same,
+ * but no rule is applied (the one decided at its start stands). */
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m);
+/* Cut through: the first m->len bytes of a single-frame message from side
+ * `from` of total bytes are in. 1: nothing needs it whole first (no rule
+ * could match it, per its first member, and it is over core->cut_min): it
+ * is queued for the other side now (m->want = total, the queue owns it;
+ * the leg goes on filling it, reports core_stream_grew, then hands it to
+ * route_deliver once whole). 0: store and forward it (route_deliver once
+ * whole). -1: its first bytes do not tell yet: ask again with more. */
+int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t total);
 /* cc's legs are set: sends what the policy injects for a page
  * connection's own session. */
 void route_conn_opened(struct core_conn *cc);

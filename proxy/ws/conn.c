@@ -24,6 +24,20 @@ void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *rea
 		lws_callback_on_writable(c->leg[s].wsi);
 }
 
+/* Side s is gone while a message cut through (route_begin) streams from
+ * it or to it. From it: the message will never be whole; the other side's
+ * writer drops it, or closes its socket if part of it went (wsleg_write).
+ * To it: its queue, about to be dropped, frees it; the other side's
+ * endpoint reads the message's rest and throws it away. */
+static void release_streams(struct conn *c, enum side s)
+{
+	struct msg *m;
+
+	if ((m = wsleg_rx_release(&c->leg[s])))
+		m->cut = 1;
+	wsleg_rx_release(&c->leg[!s]);
+}
+
 static void conn_free(struct conn *c)
 {
 	flush_forget(c);
@@ -56,6 +70,7 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	}
 	c->gone[s] = 1;
 	c->leg[s].wsi = NULL;
+	release_streams(c, s);
 	core_shut(&c->cc, s, 1);
 	core_report_close(&c->cc, s, by, code, reason);
 	if (!c->gone[!s]) {
@@ -69,6 +84,16 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 static void conn_deliver(void *ctx, int side, struct msg *m)
 {
 	route_deliver(&((struct conn *)ctx)->cc, (enum side)side, m);
+}
+
+static int conn_begin(void *ctx, int side, struct msg *m, uint64_t total)
+{
+	return route_begin(&((struct conn *)ctx)->cc, (enum side)side, m, total);
+}
+
+static void conn_grew(void *ctx, int side, struct msg *m, size_t old_cost)
+{
+	core_stream_grew(&((struct conn *)ctx)->cc, (enum side)!side, m, old_cost);
 }
 
 static void conn_too_large(void *ctx, int side, uint64_t bytes, int whole)
@@ -128,7 +153,8 @@ static void conn_written(void *ctx, int side)
 }
 
 static const struct wsleg_ops conn_ops = {
-	conn_deliver, conn_too_large, conn_pong, conn_peer_close, conn_broken, conn_written
+	conn_deliver, conn_begin, conn_grew, conn_too_large, conn_pong, conn_peer_close, conn_broken,
+	conn_written
 };
 
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,

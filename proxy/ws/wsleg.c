@@ -43,7 +43,7 @@ void wsleg_init(struct wsleg *l, int side, int client, uint64_t max_message,
 
 void wsleg_free(struct wsleg *l)
 {
-	if (l->rx)
+	if (l->rx && l->rx_cut != 1)   /* a cut-through one is its queue's */
 		msg_free(l->rx);
 	l->rx = NULL;
 	lws_sul_cancel(&l->hold);
@@ -53,8 +53,11 @@ void wsleg_free(struct wsleg *l)
 
 void wsleg_rx_flow(struct wsleg *l, int paused)
 {
-	int want = !paused || l->close_sent;
+	/* A cut-through message is read to its end even so: it frees the
+	 * queue that paused its side only once it is whole and written. */
+	int want = !paused || l->close_sent || l->rx_cut == 1;
 
+	l->paused = paused;
 	if (!l->wsi || want == l->reading)
 		return;
 	l->reading = want;
@@ -130,16 +133,17 @@ static int close_when_written(struct wsleg *l)
 	return 0;
 }
 
-/* A frame header for m, masked (mask filled) from the client's end. */
-static size_t frame_header(const struct wsleg *l, unsigned char *out, const struct msg *m,
-			   unsigned char mask[4])
+/* A frame header for m, of len bytes (a cut-through one's: all it will
+ * have), masked (mask filled) from the client's end. */
+static inline size_t frame_header(const struct wsleg *l, unsigned char *out, const struct msg *m,
+				  size_t len, unsigned char mask[4])
 {
 	int opcode = m->type == MSG_TEXT ? WSFRAME_TEXT : m->type == MSG_BINARY ? WSFRAME_BINARY :
 		     WSFRAME_PONG;   /* MSG_LEG: this leg queues only pongs */
 
 	if (l->client)
 		wsframe_new_mask(mask);
-	return wsframe_header(out, opcode, 1, m->len, l->client ? mask : NULL);
+	return wsframe_header(out, opcode, 1, len, l->client ? mask : NULL);
 }
 
 /* A delayed message's time has come: write again. */
@@ -155,7 +159,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 {
 	unsigned char mask[4];
 	size_t used = 0;
-	int held = 0;
+	int held = 0, starved = 0;
 
 	l->full = 0;
 	if (unsent_flush(l) < 0)
@@ -174,9 +178,9 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			break;
 		}
 		/* Small messages are framed into one buffer: one write for many. */
-		if (m != l->out && m->len + WSFRAME_HEADER_MAX <= BATCH_BYTES - used &&
+		if (m != l->out && msg_whole(m) && m->len + WSFRAME_HEADER_MAX <= BATCH_BYTES - used &&
 		    m->len <= BATCH_SMALL) {
-			size_t h = frame_header(l, batch + used, m, mask);
+			size_t h = frame_header(l, batch + used, m, m->len, mask);
 			if (l->client)
 				wsframe_mask(batch + used + h, MSG_DATA(m), m->len, mask, 0);
 			else
@@ -191,26 +195,40 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			used = 0;
 			continue;
 		}
+		/* A cut-through message whose sender went: its frame cannot be
+		 * finished. Dropped if none of it went; else the socket closes. */
+		if (!msg_whole(m) && m->cut) {
+			if (l->out == m && l->out_sent)
+				return -1;
+			l->out = NULL;
+			l->ops->written(l->ctx, l->side);
+			continue;
+		}
 		/* A large one is written from its own buffer, its header in the
-		 * headroom, as much as the socket takes; the rest waits there.
+		 * headroom, as much as the socket takes; the rest waits there
+		 * (a cut-through one's, for its bytes to come: grew asks again).
 		 * It is framed (and masked, from the client's end) once: a full
 		 * socket may take none of it, and masking twice would garble it. */
 		if (m != l->out) {
 			unsigned char h[WSFRAME_HEADER_MAX];
 			l->out = m;
 			l->out_sent = 0;
-			l->out_hdr = frame_header(l, h, m, mask);
+			l->out_hdr = frame_header(l, h, m, m->want ? m->want : m->len, mask);
 			memcpy(MSG_DATA(m) - l->out_hdr, h, l->out_hdr);
 			if (l->client)
 				wsframe_mask(MSG_DATA(m), MSG_DATA(m), m->len, mask, 0);
 		}
 		{
 			size_t total = l->out_hdr + m->len;
-			long n = sock_send(l, MSG_DATA(m) - l->out_hdr + l->out_sent, total - l->out_sent);
-			if (n < 0)
+			long n;
+			if (l->out_sent == total) {   /* all that came of a cut-through one */
+				starved = 1;
+				break;
+			}
+			if ((n = sock_send(l, MSG_DATA(m) - l->out_hdr + l->out_sent, total - l->out_sent)) < 0)
 				return -1;
 			l->out_sent += (size_t)n;
-			if (l->out_sent == total) {
+			if (l->out_sent == total && msg_whole(m)) {
 				l->out = NULL;
 				l->ops->written(l->ctx, l->side);
 			}
@@ -219,7 +237,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 	if (used && write_bytes(l, batch, used) < 0)
 		return -1;
 	if (q->head || wsleg_pending(l)) {
-		if (!held || l->full)   /* else the hold's timer asks */
+		if ((!held && !starved) || l->full)   /* else the hold's timer, or grew, asks */
 			lws_callback_on_writable(l->wsi);
 		return 0;
 	}
@@ -371,7 +389,13 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	uint64_t max = l->max_message;
 	/* Chrome sends each message as one frame, so its size is known at once. */
 	uint64_t need = (m ? m->len : 0) + len + frame_rest;
+	size_t old_cost;
+	int rc_cut;
 
+	if (l->dropping) {   /* released (wsleg_rx_release): its rest goes nowhere */
+		l->dropping = !final;
+		return;
+	}
 	if (need > max && !l->discarding) {
 		l->ops->too_large(l->ctx, l->side, need, 0);
 		if (m)
@@ -392,7 +416,16 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	if (!m) {
 		m = l->rx = msg_new(need < len + RX_TRUST ? (size_t)need : len + RX_TRUST);
 		m->type = opcode == WSFRAME_BINARY ? MSG_BINARY : MSG_TEXT;
+		if (final) {   /* whole in one piece, as most are */
+			memcpy(MSG_DATA(m), in, len);
+			m->len = len;
+			l->rx = NULL;
+			l->ops->deliver(l->ctx, l->side, m);
+			return;
+		}
+		l->rx_cut = 0;
 	}
+	old_cost = l->rx_cut == 1 ? msg_cost(m) : 0;
 	if (m->len + len > m->cap) {   /* more than it was given room for */
 		uint64_t cap = m->cap * 2 > m->len + len ? m->cap * 2 : m->len + len;
 		/* The frame's claim, once this much of it has come, is taken whole. */
@@ -402,10 +435,36 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	}
 	memcpy(MSG_DATA(m) + m->len, in, len);
 	m->len += len;
+	if (l->rx_cut == 1) {
+		l->ops->grew(l->ctx, l->side, m, old_cost);
+	} else if (!l->rx_cut && !final) {
+		/* A message of one frame (its length known) still coming in:
+		 * may it go on before it is whole? Asked until it says. */
+		int rc = l->frame.fin && l->frame.opcode == opcode && l->ops->begin ?
+			 l->ops->begin(l->ctx, l->side, m, need) : 0;
+		if (rc >= 0)
+			l->rx_cut = rc ? 1 : 2;
+	}
 	if (!final)
 		return;
+	rc_cut = l->rx_cut;
 	l->rx = NULL;
+	l->rx_cut = 0;
 	l->ops->deliver(l->ctx, l->side, m);
+	if (rc_cut == 1)   /* a pause asked for while it came applies now */
+		wsleg_rx_flow(l, l->paused);
+}
+
+struct msg *wsleg_rx_release(struct wsleg *l)
+{
+	struct msg *m = l->rx;
+
+	if (l->rx_cut != 1)
+		return NULL;
+	l->rx = NULL;
+	l->rx_cut = 0;
+	l->dropping = 1;   /* it is not whole: its rest is still to come */
+	return m;
 }
 
 int wsleg_read(struct wsleg *l, unsigned char *p, size_t n)

@@ -17,8 +17,15 @@
 
 /* What an endpoint hands up. side is the caller's tag (wsleg_init). */
 struct wsleg_ops {
-	/* A whole data message (taken). */
+	/* A whole data message (taken; if begin took it, it was queued then). */
 	void (*deliver)(void *ctx, int side, struct msg *m);
+	/* Cut through: the first m->len bytes of a single-frame message of
+	 * total bytes are in. 1: taken, queued for the other side now: the
+	 * endpoint goes on filling it (grew) and hands it to deliver once
+	 * whole. 0: no, deliver it whole. -1: ask again when more is in. */
+	int (*begin)(void *ctx, int side, struct msg *m, uint64_t total);
+	/* More of a message begin took is in; old_cost its memory before. */
+	void (*grew)(void *ctx, int side, struct msg *m, size_t old_cost);
 	/* A message grows past max_message: it is read to its end and thrown
 	 * away; whole is 0 when that begins (bytes: its size at least), 1 once
 	 * its last byte is in. */
@@ -58,8 +65,12 @@ struct wsleg {
 	unsigned char control[125];   /* a close or ping frame's payload */
 	size_t control_len;
 	struct msg *rx;               /* the message being reassembled */
+	int rx_cut;                   /* rx is: 0 not asked yet (begin), 1 cut through
+				       * (the queue's, filled here), 2 stored */
 	int discarding;               /* skipping the rest of a message over max_message */
+	int dropping;                 /* skipping the rest of a message released (wsleg_rx_release) */
 	int reading;                  /* lws reads the socket (wsleg_rx_flow) */
+	int paused;                   /* ... and what was last asked of it */
 	/* Writing. */
 	struct wsleg_unsent unsent;
 	const struct msg *out;        /* the large message being written from its own buffer */
@@ -83,12 +94,22 @@ void wsleg_free(struct wsleg *l);
 /* Frames from the peer, n bytes at p (unmasked in place). Returns -1 to
  * close the socket now. */
 int wsleg_read(struct wsleg *l, unsigned char *p, size_t n);
+/* The message being read is cut through (queued for the other side): the
+ * endpoint lets go of it, reads the rest of it and throws that away, and
+ * returns it; else NULL. For when either side goes while it streams. */
+struct msg *wsleg_rx_release(struct wsleg *l);
 /* Reads the socket or not: not while paused, unless the proxy's close
  * went out and its answer is awaited. */
 void wsleg_rx_flow(struct wsleg *l, int paused);
 
 /* Writes q's messages as frames, batched, as much as the socket takes;
- * ops->written takes each one written whole off q. 1 when q and what was
+ * ops->written takes each one written whole off q. A cut-through message
+ * (msg.h: want) is framed with its whole length and written as far as its
+ * bytes have come; nothing behind it goes before it is whole; one whose
+ * sender went (cut) is dropped if none of it went yet, else the socket is
+ * to be closed (-1): its frame cannot be finished. Written unmasked only
+ * (the server's end): masking in place would garble the bytes the core
+ * still reads. 1 when q and what was
  * unsent are all written, 0 when the rest waits (lws calls back), -1 when
  * the socket failed or is to be closed now. */
 int wsleg_write(struct wsleg *l, struct queue *q);

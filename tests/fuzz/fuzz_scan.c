@@ -177,6 +177,28 @@ static void check_prefixes(const char *buf, size_t size)
 	}
 }
 
+/* scan_first (what cut-through forwarding decides on) reads within the
+ * bytes it is given, and a prefix that tells gives what the whole does. */
+static void check_first(const char *buf, size_t size)
+{
+	struct scan_first whole, part;
+	enum scan_first_kind k = scan_first(buf, size, &whole);
+
+	if (k < SCAN_FIRST_MORE || k > SCAN_FIRST_ID)
+		differ("scan_first: no such kind", NULL, NULL);
+	if (k == SCAN_FIRST_METHOD && whole.method.off + whole.method.len > size)
+		differ("scan_first: a method past the end", NULL, NULL);
+	for (size_t n = 0; n < size; n += 1 + n / 4) {
+		enum scan_first_kind kp = scan_first(buf, n, &part);
+		if (kp == SCAN_FIRST_MORE)
+			continue;
+		if (kp != k || (k == SCAN_FIRST_ID && part.id != whole.id) ||
+		    (k == SCAN_FIRST_METHOD && (part.method.off != whole.method.off ||
+						part.method.len != whole.method.len)))
+			differ("scan_first: a prefix and the whole disagree", NULL, NULL);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* libFuzzer's buffer is exactly size bytes: a read past it trips ASan. */
@@ -186,6 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *j;
 	size_t flags = 0;
 	int rc = scan_message(buf, size, &r);
+
+	check_first(buf, size);
 
 	if (rc != 0 && rc != -1)
 		differ("scan_message returned neither 0 nor -1", &r, NULL);

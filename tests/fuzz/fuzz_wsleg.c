@@ -2,7 +2,11 @@
  * message reassembly (wsleg.c), through the pair (conn.c) into the message
  * core, fed bytes as a
  * socket delivers them, in random splits; a plain reference parser of RFC
- * 6455 is the oracle for the messages (and pongs) that must come out. */
+ * 6455 is the oracle for the messages (and pongs) that must come out.
+ * Chrome's side is also cut through (route_begin, from a few bytes up) and
+ * written to the client's socket after every read, under a policy that
+ * drops events named Late* or none: what the client reads must be the
+ * reference's messages but those the rule drops, whole and in order. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,18 +178,116 @@ static void reference(const unsigned char *p, size_t n, int from_client, uint64_
 	free(acc);
 }
 
-static void drain(void)
-{
-	char buf[65536];
-
-	while (recv(sock[1], buf, sizeof buf, MSG_DONTWAIT) > 0)
-		;
-}
-
 static void fail(const char *what, size_t i)
 {
 	fprintf(stderr, "fuzz_wsleg: legs and reference differ: %s (item %zu)\n", what, i);
 	abort();
+}
+
+/* What the client's socket got (out: NULL to throw it away). */
+struct bytes {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void drain(struct bytes *out)
+{
+	char buf[65536];
+	long n;
+
+	while ((n = recv(sock[1], buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+		if (!out)
+			continue;
+		if (out->len + (size_t)n > out->cap) {
+			out->cap = (out->len + (size_t)n) * 2;
+			out->p = xrealloc(out->p, out->cap);
+		}
+		memcpy(out->p + out->len, buf, (size_t)n);
+		out->len += (size_t)n;
+	}
+}
+
+/* The client's end written as far as it goes: until its queue is empty,
+ * or all that came of a cut-through message at its head is written. */
+static void write_down(struct conn *c, struct bytes *out)
+{
+	for (int i = 0; i < 1000; i++) {
+		int rc = wsleg_write(&c->leg[DOWN], &c->cc.out[DOWN]);
+		drain(out);
+		if (rc != 0 || !c->leg[DOWN].full)
+			break;
+	}
+}
+
+/* Does the policy's rule drop this message from Chrome: an event whose
+ * method starts with Late, as route_deliver sees it (decoded, cut at 127
+ * bytes)? 2 when the answer may be either: the message names a method more
+ * than once, and one cut through is judged by its first (README). */
+static int late_dropped(const unsigned char *p, size_t n, int type)
+{
+	struct scan_result r;
+	char method[128];
+	const char *q = (const char *)p;
+	int times = 0;
+
+	if (type != MSG_TEXT || scan_message(q, n, &r) < 0 || r.kind != SCAN_EVENT)
+		return 0;
+	scan_str_copy(q, &r.method, method, sizeof method);
+	if (strncmp(method, "Late", 4))
+		return 0;
+	for (size_t i = 0; i + 8 <= n && times < 2; i++)
+		times += !memcmp(q + i, "\"method\"", 8);
+	return times > 1 ? 2 : 1;
+}
+
+/* The frames the client read (the server's end: unmasked, one a message)
+ * against the reference's messages less those dropped. */
+static void check_written(const struct bytes *out, const struct expect *e, int ruled)
+{
+	size_t i = 0, k = 0;
+
+	for (;;) {
+		const unsigned char *p = out->p ? out->p + i : NULL;
+		size_t left = out->len - i, h = 2;
+		uint64_t len;
+		int drop;
+		if (left < 2)
+			break;
+		len = p[1] & 127;
+		if (len == 126) {
+			if (left < 4)
+				break;
+			len = (uint64_t)p[2] << 8 | p[3], h = 4;
+		} else if (len == 127) {
+			if (left < 10)
+				break;
+			len = 0, h = 10;
+			for (int b = 0; b < 8; b++)
+				len = len << 8 | p[2 + b];
+		}
+		if ((p[1] & 128) || !(p[0] & 128))
+			fail("a frame the client's end should not write", k);
+		if ((p[0] & 15) == WSFRAME_CLOSE)
+			break;
+		if (left - h < len)
+			break;   /* a cut-through message still coming */
+		for (;; k++) {
+			if (k >= e->n)
+				fail("a message the reference did not see", k);
+			drop = ruled ? late_dropped(e->msg[k], e->len[k], e->type[k]) : 0;
+			if (drop == 1)
+				continue;
+			if (len == e->len[k] && !memcmp(p + h, e->msg[k], len) &&
+			    (p[0] & 15) == (e->type[k] == MSG_BINARY ? WSFRAME_BINARY : WSFRAME_TEXT))
+				break;
+			if (!drop)
+				fail("a message's bytes, type or order", k);
+		}
+		k++;
+		i += h + (size_t)len;
+	}
+	/* Whatever the reference has left may still be coming, or was cut
+	 * short: the stream ended inside it. */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -198,6 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t rnd;
 	size_t off = 3, i;
 	unsigned char *stream;
+	struct bytes written = { 0 };
 
 	if (size < 3)
 		return 0;
@@ -213,6 +316,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	px.cfg.max_message = 64u << (data[0] >> 1 & 15);
 	px.cfg.upstream_timeout = 10;
 	core_init(&px.core, NULL, NULL, 16u << 20);
+	/* Byte 0's top bits: cut through from this size up, under a rule. */
+	px.core.cut_min = (size_t)(data[0] >> 5 & 3) * 40;
+	if (data[0] & 0x80) {
+		char err[200];
+		json_t *doc = json_loads("{\"rules\":[{\"method\":\"Late*\",\"kind\":\"event\","
+					 "\"action\":\"drop\"}]}", 0, NULL);
+		core_install_policy(&px.core, policy_parse(doc, "late", "fuzz", err, sizeof err), "fuzz");
+		json_decref(doc);
+	}
 	reference(data + off, size - off, s == DOWN, px.cfg.max_message, &e);
 
 	c = conn_open(&px, fake_wsi, "/devtools/browser/fuzz", &client);
@@ -231,16 +343,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n = size - off - i;
 		if (wsleg_read(&c->leg[s], stream + i, n) < 0)
 			break;
-		drain();
+		if (s == UP)
+			write_down(c, &written);
+		drain(s == UP ? &written : NULL);
 		i += n;
 	}
-	drain();
+	drain(s == UP ? &written : NULL);
+	if (s == UP)
+		check_written(&written, &e, (data[0] & 0x80) != 0);
 
-	/* Data messages went to the other side, pongs back to the sender. */
+	/* Data messages went to the other side (queued: the client's end is
+	 * not written), pongs back to the sender. */
 	{
 		struct queue *q = &c->cc.out[!s], *pq = &c->cc.out[s];
 		struct msg *m = q->head;
-		for (i = 0; m; m = m->next, i++) {
+		for (i = 0; m && s == DOWN; m = m->next, i++) {
 			if (i >= e.n)
 				fail("a message the reference did not see", i);
 			if (m->len != e.len[i] || memcmp(MSG_DATA(m), e.msg[i], m->len))
@@ -248,7 +365,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (m->type != e.type[i])
 				fail("a message's type", i);
 		}
-		if (i != e.n)
+		if (s == DOWN && i != e.n)
 			fail("a message the legs did not deliver", i);
 		for (i = 0, m = pq->head; m; m = m->next) {
 			if (m->type != MSG_LEG)
@@ -262,6 +379,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conn_free(c);
 	core_free(&px.core);
 	free(stream);
+	free(written.p);
 	expect_free(&e);
 	return 0;
 }

@@ -1,0 +1,164 @@
+#!/bin/sh
+':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
+// (The line above lets sh start node:test with a prove-friendly TAP reporter.)
+// Tier 2: cut-through forwarding (proxy/ws/README.md) with real Chromium.
+// 8 MiB and 117 MiB answers and an 8 MiB console event, pipelined with
+// small commands, arrive whole and in Chromium's order, to a client that
+// stops reading for 2 s meanwhile (backpressure); the log records
+// them with their sizes, methods and round trips. Behind a policy whose
+// rules match those messages only once their last bytes are in (a
+// response's rule needs its command, an event's rule is judged whole),
+// the rules still see, and rewrite, the whole message. 1 to 2 minutes on
+// a loaded 2-core machine (Chromium makes and sends 117 MiB twice).
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./lib/harness');
+
+const ALL = { timeout: 300000 };
+const MiB = 1 << 20;
+const SKIP_DIRECT = h.DIRECT && 'CDPPROXY_DIRECT=1';
+let env, page, ruled, ruledDir;
+const sha = {}; // sha256 of the page's strings, computed in the page
+
+// window[name]: n bytes of 1 KiB blocks, each starting with its index in
+// hex (a lost, repeated or reordered block changes the hash); its sha256.
+const build = (name, n) => `(async () => {
+  const filler = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ+/'.repeat(16).slice(8);
+  const parts = new Array(${n / 1024});
+  for (let i = 0; i < parts.length; i++) parts[i] = i.toString(16).padStart(8, '0') + filler;
+  window.${name} = parts.join('');
+  const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(window.${name}));
+  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join('');
+})()`;
+
+// What each message that arrives starts with: its id, or its method, read
+// from its first bytes (a 117 MiB message is not parsed twice).
+function arrivals(cdp) {
+  const seen = [];
+  cdp.ws.on('message', (data) => {
+    const head = data.subarray(0, 200).toString();
+    const m = /^\{"id":(\d+)/.exec(head) || /^\{"method":"([^"]+)"/.exec(head);
+    seen.push(m ? (/^\d+$/.test(m[1]) ? Number(m[1]) : m[1]) : head.slice(0, 40));
+  });
+  return seen;
+}
+
+const evaluate = (cdp, expression) => cdp.send('Runtime.evaluate', { expression, returnByValue: true });
+
+// Sends the mix: small, 8 MiB answer, an 8 MiB console event and a small
+// answer, the big answer (117 MiB, or 8 MiB), small. Returns the
+// responses, in send order.
+async function mix(cdp, { pauseMs = 0, big = '__s117' } = {}) {
+  const sent = [
+    evaluate(cdp, '1'),
+    evaluate(cdp, 'window.__s8'),
+    evaluate(cdp, 'console.log(window.__s8), 2'),
+    evaluate(cdp, `window.${big}`),
+    evaluate(cdp, '3'),
+  ];
+  if (pauseMs) {   // the client stops reading: the proxy's queue fills
+    cdp.ws._socket.pause();
+    await h.sleep(pauseMs);
+    cdp.ws._socket.resume();
+  }
+  return Promise.all(sent);
+}
+
+function checkMix(t, cdp, seen, rs, { rewritten = false, big = '__s117' } = {}) {
+  const [a, b, c, d, e] = rs;
+  const first = rs[0].id;
+  assert.equal(a.result.result.value, 1, 'small answer before');
+  assert.equal(h.sha256(b.result.result.value), sha.s8, '8 MiB answer whole');
+  assert.equal(c.result.result.value, 2, 'small answer after the console event');
+  assert.equal(h.sha256(d.result.result.value), sha[big.slice(2)], `${big} answer whole`);
+  assert.equal(e.result.result.value, 3, 'small answer last');
+  const ev = cdp.events.filter((x) => x.method === 'Runtime.consoleAPICalled').pop();
+  assert.ok(ev, 'the 8 MiB console event came');
+  assert.equal(h.sha256(ev.params.args[0].value), sha.s8, '8 MiB console event whole');
+  const order = seen.slice(seen.indexOf(first));
+  assert.deepEqual(order, [first, first + 1, 'Runtime.consoleAPICalled', first + 2, first + 3, first + 4],
+    'in the order Chromium sent them');
+  if (rewritten) {
+    for (const r of rs) assert.equal(r.result.cut, 'seen', `answer ${r.id} rewritten by its rule`);
+    assert.equal(ev.params.cut, 'seen', 'console event rewritten by its rule');
+  }
+  cdp.events.length = 0;
+}
+
+test('start chromium, cdpproxy and one behind late-matching rules; build 8 and 117 MiB strings', ALL, async () => {
+  env = await h.setup();
+  // A page of the local server: crypto.subtle needs a secure context.
+  page = await h.getJSON(`${env.endpoint}/json/new?${env.server.url}`, { method: 'PUT' });
+  const cdp = await h.RawCDP.connect(page.webSocketDebuggerUrl);
+  try {
+    await h.waitFor(async () => {
+      const r = await cdp.call('Runtime.evaluate', { expression: 'document.readyState + " " + location.href', returnByValue: true });
+      return r.result.value === `complete ${env.server.url}`;
+    }, { timeout: 10000, what: 'the page to load' });
+    sha.s8 = (await cdp.call('Runtime.evaluate', { expression: build('__s8', 8 * MiB), awaitPromise: true, returnByValue: true })).result.value;
+    sha.s117 = (await cdp.call('Runtime.evaluate', { expression: build('__s117', 117 * MiB), awaitPromise: true, returnByValue: true })).result.value;
+  } finally {
+    await cdp.close();
+  }
+  if (h.DIRECT) return;
+  ruledDir = h.tmpdir('cdpproxy-cut-');
+  const policy = path.join(ruledDir.dir, 'late.json');
+  fs.writeFileSync(policy, JSON.stringify({
+    name: 'late',
+    rules: [
+      { method: 'Runtime.evaluate', kind: 'response', action: 'rewrite', params: { cut: 'seen' } },
+      { method: 'Runtime.consoleAPICalled', kind: 'event', action: 'rewrite', params: { cut: 'seen' } },
+    ],
+  }));
+  ruled = await h.startProxy({ upstreamPort: env.chrome.port, args: ['--policy', policy] });
+});
+
+test('8 and 117 MiB messages and small ones, a client that stops reading for 2 s: whole, in order', ALL, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const cdp = await h.RawCDP.connect(page.webSocketDebuggerUrl);
+  try {
+    const seen = arrivals(cdp);
+    await cdp.call('Runtime.enable');
+    const started = Date.now();
+    checkMix(t, cdp, seen, await mix(cdp, { pauseMs: 2000 }));
+    t.diagnostic(`mix in ${Date.now() - started} ms`);
+  } finally {
+    await cdp.close();
+  }
+});
+
+test('rules that match only once the message is whole see it whole', { ...ALL, skip: SKIP_DIRECT }, async (t) => {
+  if (!ruled) return t.skip('setup failed');
+  const cdp = await h.RawCDP.connect(`ws://127.0.0.1:${ruled.port}/devtools/page/${page.id}`);
+  try {
+    const seen = arrivals(cdp);
+    await cdp.call('Runtime.enable');
+    // 8 MiB for the big one too: a rewrite parses the message whole.
+    checkMix(t, cdp, seen, await mix(cdp, { big: '__s8' }), { rewritten: true, big: '__s8' });
+  } finally {
+    await cdp.close();
+  }
+});
+
+test('logs: the large messages with their sizes, methods and round trips', { ...ALL, skip: SKIP_DIRECT }, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const ruledResult = ruled && await ruled.stop();
+  if (ruled) h.checkProxyExit(assert, ruledResult, ruled.logPath);
+  const result = await env.stopProxy();
+  const recs = h.checkProxyExit(assert, result, env.proxy.logPath) || h.readLog(env.proxy.logPath);
+  const big = recs.filter((r) => r.kind === 'response' && r.method === 'Runtime.evaluate' && r.bytes > 117 * MiB);
+  assert.equal(big.length, 1, 'the 117 MiB answer logged');
+  for (const r of big) assert.ok(r.rtt_us > 0, 'with their round trip');
+  const ev = recs.filter((r) => r.kind === 'event' && r.method === 'Runtime.consoleAPICalled' && r.bytes > 8 * MiB);
+  // (Runtime.enable may replay the page's console messages: one or more.)
+  assert.ok(ev.length >= 1, `the 8 MiB console event logged (${ev.length})`);
+});
+
+test('teardown', ALL, async () => {
+  if (ruled) ruled.removeDir();
+  if (ruledDir) ruledDir.remove();
+  if (env) await env.teardown();
+});

@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+// bench-large: the latency a large message gains in cdpproxy. One process
+// plays both ends: a fake Chrome (a WebSocket server that, asked by a
+// command, sends one event of SIZE bytes) and a client of the proxy in
+// front of it. For each message it times, on one monotonic clock:
+//   first in  - the fake Chrome starts writing the frame
+//   last in   - the fake Chrome's write of its last byte completes (handed
+//               to the kernel: the proxy has read all but a socket buffer)
+//   first out - the client reads the frame's first bytes
+//   last out  - the client reads its last byte
+// and reports last out - last in (what store and forward adds: the
+// message's second transfer) and first out - first in, medians over the
+// repeats, the variants interleaved (A B A B ...), with the transfer time
+// (last in - first in) to compare. Each message is followed by a small one
+// (the command's answer), whose order and the big one's bytes are checked.
+//
+//   node tools/bench-large.js [--proxy BIN] [--before BIN] [--sizes 8MiB,117MiB]
+//                             [--repeats N] [--json FILE]
+'use strict';
+const net = require('node:net');
+const crypto = require('node:crypto');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const B = process.env.B || path.join(ROOT, 'build');
+const opts = { proxy: path.join(B, 'cdpproxy'), before: '', sizes: '8MiB,117MiB', repeats: 7, json: '' };
+for (let i = process.argv[2] === "--fake-chrome" ? process.argv.length : 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  const key = a.replace(/^--/, '');
+  if (a === '-h' || a === '--help') {
+    console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+    process.exit(0);
+  }
+  if (!(key in opts) || i + 1 >= process.argv.length) { console.error(`bench-large: bad argument ${a}`); process.exit(2); }
+  opts[key] = key === 'repeats' ? Number(process.argv[++i]) : process.argv[++i];
+}
+const sizeOf = (s) => {
+  const m = /^(\d+)(KiB|MiB)?$/.exec(s);
+  if (!m) throw new Error(`bad size ${s}`);
+  return Number(m[1]) * (m[2] === 'MiB' ? 1 << 20 : m[2] === 'KiB' ? 1024 : 1);
+};
+const SIZES = opts.sizes.split(',').map((s) => ({ name: s, bytes: sizeOf(s) }));
+const now = () => Number(process.hrtime.bigint()) / 1e3; // microseconds
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+
+function frameHeader(len, opcode = 1, mask = null) {
+  const ext = len < 126 ? 0 : len < 65536 ? 2 : 8;
+  const h = Buffer.alloc(2 + ext + (mask ? 4 : 0));
+  h[0] = 0x80 | opcode;
+  h[1] = (mask ? 0x80 : 0) | (ext === 0 ? len : ext === 2 ? 126 : 127);
+  if (ext === 2) h.writeUInt16BE(len, 2);
+  if (ext === 8) h.writeBigUInt64BE(BigInt(len), 2);
+  if (mask) mask.copy(h, 2 + ext);
+  return h;
+}
+
+// Reads frames off a socket: onStart(payload length, time) at a frame's
+// start, onEnd(payload, time, sha256) at its end; the payload is kept only
+// when keep(len) says so, else hashed as it comes.
+function frameReader(sock, { onStart, onEnd, keep }) {
+  let buf = Buffer.alloc(0), need = 0, parts = [], got = 0, keeping = false, masked = null, hash = null, opcode = 0;
+  sock.on('data', (d) => {
+    const t = now();
+    buf = buf.length ? Buffer.concat([buf, d]) : d;
+    for (;;) {
+      if (!need) {
+        if (buf.length < 2) return;
+        let len = buf[1] & 127, off = 2;
+        if (len === 126) { if (buf.length < 4) return; len = buf.readUInt16BE(2); off = 4; }
+        else if (len === 127) { if (buf.length < 10) return; len = Number(buf.readBigUInt64BE(2)); off = 10; }
+        masked = buf[1] & 128 ? buf.subarray(off, off + 4) : null;
+        if (masked) { if (buf.length < off + 4) return; masked = Buffer.from(masked); off += 4; }
+        opcode = buf[0] & 15;
+        buf = buf.subarray(off);
+        need = len; got = 0; parts = []; keeping = keep(len) || masked || opcode >= 8;
+        hash = keeping ? null : crypto.createHash('sha256');
+        if (opcode < 8) onStart(len, t);
+        if (!len) { if (opcode < 8) onEnd(Buffer.alloc(0), t); continue; }
+      }
+      const take = Math.min(need, buf.length);
+      if (!take) return;
+      if (keeping) parts.push(Buffer.from(buf.subarray(0, take)));
+      else hash.update(buf.subarray(0, take));
+      buf = buf.subarray(take);
+      need -= take; got += take;
+      if (need) return;
+      const payload = keeping ? Buffer.concat(parts) : null;
+      if (payload && masked) for (let i = 0; i < payload.length; i++) payload[i] ^= masked[i & 3];
+      if (opcode < 8) onEnd(payload, t, hash && hash.digest('hex'));
+    }
+  });
+}
+
+// The fake Chrome: answers the upgrade, then, for {"id":N,"params":{"size":S}},
+// sends one event of S bytes and then the answer {"id":N,"result":{}}.
+const bodies = new Map();
+function bigEvent(bytes) {
+  if (bodies.has(bytes)) return bodies.get(bytes);
+  const head = Buffer.from('{"method":"Bench.large","params":{"pad":"');
+  const tail = Buffer.from('"}}');
+  const payload = Buffer.alloc(bytes, 'x');
+  head.copy(payload, 0);
+  tail.copy(payload, bytes - tail.length);
+  for (let off = head.length; off + 8 < bytes - tail.length; off += 4096) payload.write((off >>> 12).toString(16).padStart(8, '0'), off, 'latin1');
+  const frame = Buffer.concat([frameHeader(bytes), payload]);
+  const v = { frame, sha: crypto.createHash('sha256').update(payload).digest('hex') };
+  bodies.set(bytes, v);
+  return v;
+}
+
+function fakeChrome(marks) {
+  const server = net.createServer((sock) => {
+    sock.setNoDelay(true);
+    let head = '';
+    const onHead = (d) => {
+      head += d.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      sock.removeListener('data', onHead);
+      const key = /sec-websocket-key: *(\S+)/i.exec(head)[1];
+      const accept = crypto.createHash('sha1').update(key + GUID).digest('base64');
+      sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+      frameReader(sock, {
+        keep: () => true,
+        onStart: () => {},
+        onEnd: (p) => {
+          let cmd;
+          try { cmd = JSON.parse(p.toString()); } catch (e) { console.error(`fake chrome: ${JSON.stringify(p.toString().slice(0, 200))}`); throw e; }
+          const big = bigEvent(cmd.params.size);
+          const mark = { firstIn: now() };
+          sock.write(big.frame, () => { mark.lastIn = now(); marks(mark); });
+          sock.write(frameHeader(Buffer.byteLength(`{"id":${cmd.id},"result":{}}`)));
+          sock.write(`{"id":${cmd.id},"result":{}}`);
+        },
+      });
+    };
+    sock.on('data', onHead);
+    sock.on('error', () => {});
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port })));
+}
+
+function startProxy(bin, upstream) {
+  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstream}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`${bin} exited ${code}: ${err}`)));
+  });
+}
+
+// A client of the proxy: connect, upgrade; then ask(size) resolves the
+// message's times once the big event and the answer after it are in.
+function client(port) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.setNoDelay(true);
+    let upgraded = false, head = '', waiting = null, cur = null;
+    sock.on('error', reject);
+    sock.on('connect', () => sock.write(`GET /devtools/page/bench HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
+      `Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\n\r\n`));
+    const onHead = (d) => {
+      head += d.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      if (!/^HTTP\/1.1 101/.test(head)) return reject(new Error(`no upgrade: ${head}`));
+      sock.removeListener('data', onHead);
+      upgraded = true;
+      const rest = Buffer.from(head.slice(end + 4), 'latin1');
+      frameReader(sock, {
+        keep: (len) => len < 65536,
+        onStart: (len, t) => { if (cur && !cur.firstOut) { cur.firstOut = t; cur.len = len; } },
+        onEnd: (p, t, sha) => {
+          if (!cur) return;
+          if (!cur.lastOut) { cur.lastOut = t; cur.sha = sha || crypto.createHash('sha256').update(p).digest('hex'); return; }
+          cur.answer = JSON.parse(p.toString());
+          const w = waiting; waiting = null;
+          w(cur);
+        },
+      });
+      if (rest.length) sock.emit('data', rest);
+      let id = 0;
+      resolve({
+        ask(size) {
+          cur = { id: ++id };
+          const body = Buffer.from(JSON.stringify({ id: cur.id, method: 'Bench.large', params: { size } }));
+          const mask = crypto.randomBytes(4);
+          for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
+          sock.write(Buffer.concat([frameHeader(body.length, 1, mask), body]));
+          return new Promise((r) => { waiting = r; });
+        },
+        close() { sock.destroy(); },
+      });
+    };
+    sock.on('data', onHead);
+    void upgraded;
+  });
+}
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+
+// The fake Chrome runs in a child process (a process of its own, as
+// Chrome's is): its marks come over IPC, on the same monotonic clock.
+if (process.argv[2] === '--fake-chrome') {
+  fakeChrome((m) => process.send(m)).then((c) => process.send({ port: c.port }));
+  process.on('disconnect', () => process.exit(0));
+  return;
+}
+
+function startChrome() {
+  const child = require('node:child_process').fork(__filename, ['--fake-chrome'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const marks = [];
+  let waiter = null;
+  return new Promise((resolve) => {
+    child.on('message', (m) => {
+      if (m.port) return resolve({ port: m.port, child, nextMark: () => (marks.length ? Promise.resolve(marks.shift()) : new Promise((r) => { waiter = r; })) });
+      if (waiter) { const w = waiter; waiter = null; w(m); } else marks.push(m);
+    });
+  });
+}
+
+(async () => {
+  const chrome = await startChrome();
+  const variants = [{ name: 'after', bin: opts.proxy }];
+  if (opts.before) variants.unshift({ name: 'before', bin: opts.before });
+  for (const v of variants) {
+    v.px = await startProxy(v.bin, chrome.port);
+    v.cl = await client(v.px.port);
+    v.runs = {};
+  }
+  let failed = 0;
+  for (let r = 0; r <= opts.repeats; r++) {   // round 0: warm-up, not counted
+    for (const s of SIZES) {
+      for (const v of (r & 1 ? [...variants].reverse() : variants)) {
+        const got = await v.cl.ask(s.bytes);
+        const mark = await chrome.nextMark();
+        const ok = got.len === s.bytes && got.sha === bigEvent(s.bytes).sha && got.answer.id === got.id;
+        if (!ok) { failed++; console.error(`bench-large: ${v.name} ${s.name}: wrong bytes or order`); }
+        if (!r) continue;
+        (v.runs[s.name] ||= []).push({
+          transfer: mark.lastIn - mark.firstIn,
+          last: got.lastOut - mark.lastIn,
+          first: got.firstOut - mark.firstIn,
+        });
+      }
+    }
+  }
+  const out = { date: new Date().toISOString(), repeats: opts.repeats, load: fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0], results: [] };
+  const ms = (us) => (us / 1000).toFixed(us < 10000 ? 2 : 1);
+  console.log(`large messages through cdpproxy: medians of ${opts.repeats} interleaved repeats (ms; load ${out.load})`);
+  console.log('variant  size     transfer  last in->last out  first in->first out  last/transfer');
+  for (const s of SIZES) {
+    for (const v of variants) {
+      const runs = v.runs[s.name] || [];
+      const row = { variant: v.name, size: s.name, bytes: s.bytes,
+        transfer_us: median(runs.map((x) => x.transfer)), last_us: median(runs.map((x) => x.last)),
+        first_us: median(runs.map((x) => x.first)) };
+      out.results.push(row);
+      console.log(`${v.name.padEnd(8)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.last_us).padStart(17)}  ` +
+        `${ms(row.first_us).padStart(19)}  ${(100 * row.last_us / row.transfer_us).toFixed(1).padStart(12)}%`);
+    }
+  }
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(out, null, 2) + '\n');
+  for (const v of variants) { v.cl.close(); v.px.child.kill('SIGTERM'); }
+  chrome.child.disconnect();
+  process.exitCode = failed ? 1 : 0;
+  setTimeout(() => process.exit(process.exitCode), 500).unref();
+})().catch((e) => { console.error(`bench-large: ${e.stack || e}`); process.exit(1); });
