@@ -282,7 +282,7 @@ uninstall:
 # $(B)/deb with Debian's hardening flags and staged in $(B)/deb/debian/cdpproxy
 # (where dpkg-shlibdeps, which reads the Depends off the binaries, wants it);
 # the control file from tools/deb/control.in.
-DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/-\([0-9]*\)-g/+\1.g/' -e 's/^[^0-9]/0~g&/')
+DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/-\([0-9]*\)-g/+\1.g/' -e 's/^[0-9a-f]\{7,\}$$/0~g&/' -e 's/^[^0-9]/0~g&/')
 DEB_ARCH    = $(shell dpkg --print-architecture)
 DEB_FLAGS   = $(foreach f,CFLAGS CPPFLAGS LDFLAGS,$(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(f)))
 DEB_STAGE   = $(B)/deb/debian/cdpproxy
@@ -290,7 +290,7 @@ DEB_DOC     = $(DEB_STAGE)/usr/share/doc/cdpproxy
 # Who the package names as its maintainer (a release sets a real address).
 DEB_MAINTAINER ?= the cdpproxy developers <dev@cdpproxy.local>
 deb: deps
-	rm -rf $(B)/deb/debian && mkdir -p $(DEB_STAGE)/DEBIAN $(DEB_DOC)
+	rm -rf $(B)/deb/debian $(B)/cdpproxy_*.deb && mkdir -p $(DEB_STAGE)/DEBIAN $(DEB_DOC)
 	$(MAKE) B=$(B)/deb PREFIX=/usr EXTRA_CFLAGS="$(DEB_FLAGS)" DESTDIR=$(abspath $(DEB_STAGE)) install
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	    $(DEB_STAGE)/usr/bin/* $(DEB_STAGE)/usr/lib/cdpproxy/*

@@ -65,7 +65,7 @@ EOF
         mount -t proc proc "$root/proc"
         # shellcheck disable=SC2086
         chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-            sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $with && apt-get clean" \
+            sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $with && apt-get clean && apt-cache gencaches" \
             >"$root.log" 2>&1 || { cat "$root.log" >&2; return 1; }
         umount "$root/proc"
     fi

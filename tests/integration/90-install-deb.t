@@ -29,6 +29,9 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 note() { sed 's/^/# /'; }
 # Run from a recipe (make test), the outer make's flags are not for these.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
+# Where the time goes, for the last line: "what Ns" each.
+times="" t0=$SECONDS
+lap() { times="$times $1 $((SECONDS - t0))s,"; t0=$SECONDS; }
 
 run=$(mktemp -d /tmp/cdpproxy-deb-XXXXXX)
 root=$run/root
@@ -64,6 +67,7 @@ else
     [ $rc = 0 ] || printf '%s\n' "$out" | tail -n 20 | note
 fi
 [ -f "$deb" ] || { echo "Bail out! no .deb"; exit 1; }
+lap "make deb"
 dest=$run/dest
 mk B="$B/deb" PREFIX=/usr DESTDIR="$dest" install >/dev/null 2>&1
 have=$(cd "$dest" && find . -type f | sort)
@@ -73,12 +77,14 @@ want=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $NF}' | grep -v '^\./usr/shar
 mk B="$B/deb" PREFIX=/usr DESTDIR="$dest" uninstall >/dev/null 2>&1
 left=$(cd "$dest" && find . -type f -o -type d -path '*cdpproxy*')
 [ -z "$left" ]; ok $? "make uninstall takes them all, and its own folders"
-printf '%s' "$left" | head -n 10 | note
+[ -z "$left" ] || echo "$left" | head -n 10 | note
+lap "install/uninstall"
 
 # The clean root: the cached base under an overlay.
 base=$(tools/debian-base.sh --cached --with chromium) || { echo "Bail out! no Debian base"; exit 1; }
 exec 9>"$(dirname "$base").use"
 flock -s 9    # tools/debian-base.sh removes no root we hold
+lap "the Debian base"
 mkdir -p "$run/upper" "$run/work" "$root"
 mnt -t overlay overlay -o "lowerdir=$base,upperdir=$run/upper,workdir=$run/work" "$root" ||
     { echo "Bail out! overlay mount failed"; exit 1; }
@@ -86,6 +92,9 @@ mnt -t proc proc "$root/proc"
 mnt -t sysfs sysfs "$root/sys"
 mnt -t devpts devpts "$root/dev/pts" -o newinstance,ptmxmode=0666
 mkdir -p "$root/dev/shm" && mnt -t tmpfs tmpfs "$root/dev/shm" -o mode=1777
+# The .debs the mirror gave an earlier run, kept beside the base.
+archives=$(dirname "$(dirname "$base")")/apt-archives
+mkdir -p "$archives/partial" && mnt --bind "$archives" "$root/var/cache/apt/archives"
 [ ! -e "$root$(pwd)" ] && ! chroot "$root" sh -c 'command -v cdpproxy node' >/dev/null
 ok $? "the root has no cdpproxy, no node and no build tree"
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
@@ -93,7 +102,8 @@ in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/b
 
 cp "$deb" "$root/tmp/"
 before=$(in_root dpkg-query -W -f='${Package}\n' | sort)
-apt_install() { in_root apt-get install -y -q --no-install-recommends "/tmp/${deb##*/}" 2>&1; }
+apt_install() { in_root apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+    "/tmp/${deb##*/}" 2>&1; }
 # The base's package lists may be older than the mirror: refresh on a miss.
 out=$(apt_install) || out=$(in_root apt-get update -q 2>&1 && apt_install)
 rc=$?
@@ -103,7 +113,8 @@ added=$(comm -13 <(echo "$before") <(in_root dpkg-query -W -f='${Package}\n' | s
 echo "# installed from the mirror with it: $added"
 missing=$(in_root sh -c 'for f in /usr/bin/cdp* /usr/bin/uploadsink /usr/lib/cdpproxy/*; do ldd "$f" | grep "not found" | sed "s|^|$f: |"; done')
 [ $rc = 0 ] && [ -z "$missing" ]; ok $? "every installed program finds its libraries (the Depends are complete)"
-printf '%s' "$missing" | note
+[ -z "$missing" ] || echo "$missing" | note
+lap "apt-get install"
 
 # cdpproxy --launch, as the quick start prints it, and connectOverCDP.
 # (chroot and env exec: $! is cdpproxy's pid)
@@ -142,6 +153,7 @@ echo "$got" | note
 pid=${pids##* }
 kill -TERM "$pid" 2>/dev/null && wait "$pid"; ok $? "cdpproxy exits 0 on SIGTERM"
 pids=${pids% *}
+lap "--launch"
 
 # cdpproxy-chromium under npx playwright test, node from the host.
 mkdir -p "$root/usr/local/lib/node_modules/npm" "$root/root/suite/node_modules"
@@ -170,6 +182,8 @@ ok $rc "npx playwright test with executablePath /usr/bin/cdpproxy-chromium passe
 [ $rc = 0 ] || printf '%s\n' "$out" | tail -n 30 | note
 grep -q '"method": *"Page.navigate"' "$root/root/suite/wrapper.jsonl" 2>/dev/null
 ok $? "the wrapper's log has the suite's Page.navigate"
+lap "npx playwright test"
+echo "# times:${times%,}"
 
 echo "1..$n"
 exit $failed
