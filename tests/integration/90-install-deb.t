@@ -116,6 +116,23 @@ missing=$(in_root sh -c 'for f in /usr/bin/cdp* /usr/bin/uploadsink /usr/lib/cdp
 [ -z "$missing" ] || echo "$missing" | note
 lap "apt-get install"
 
+# cdpbench and uploadsink: their replays, policies and page, installed.
+out=$(in_root cdpbench --scenarios playwright,pw-postdata-cap,no-such-scenario 2>&1)
+echo "$out" | grep -q "unknown scenario or domain 'no-such-scenario'"
+ok $? "cdpbench reads the replays and policies of its built-in scenarios from /usr/share/cdpproxy"
+echo "$out" | head -n 3 | note
+chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin uploadsink --listen 127.0.0.1:0 --quiet 2>"$run/sink.err" &
+pids="$pids $!"
+sink=""
+for _ in $(seq 50); do
+    sink=$(sed -n 's|^uploadsink: listening on \(http://[^ ]*\)/$|\1|p' "$run/sink.err")
+    [ -n "$sink" ] && break
+    sleep 0.2
+done
+page=$(NODE_PATH=$clients timeout 20 node -e 'fetch(process.argv[1]).then(async (r) => console.log(r.status, (await r.text()).slice(0, 15)))' "$sink/bench.html" 2>&1)
+[ "$page" = "200 <!doctype html>" ]; ok $? "uploadsink serves the installed bench page (${page:-nothing})"
+kill -TERM "${pids##* }" 2>/dev/null; wait "${pids##* }" 2>/dev/null; pids=${pids% *}
+
 # cdpproxy --launch, as the quick start prints it, and connectOverCDP.
 # (chroot and env exec: $! is cdpproxy's pid)
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin cdpproxy --launch --listen 127.0.0.1:0 \
