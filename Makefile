@@ -25,6 +25,13 @@ LIBS_bench-scan := jansson
 LIBS_UNIT := libwebsockets jansson libevent http_parser libxml-2.0
 LIBS_cdplog := jansson
 B       := build
+# The version every program prints (-V, --version): the last tag without its
+# v, the commits since and the commit (git describe); without git or a tag,
+# the last release. Expanded once, here. $(B)/version holds the one last
+# built: what prints it is rebuilt when it changes.
+VERSION ?= $(shell git describe --tags --always 2>/dev/null | sed 's/^v//' | grep . || echo 0.2.0)
+VERSION := $(VERSION)
+CFLAGS  += '-DCDPPROXY_VERSION="$(VERSION)"'
 
 # proxy/ is one folder per layer; a layer sees its own headers and those of
 # the layers below it, nothing else, so a wrong #include does not compile:
@@ -60,11 +67,15 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all programs deps check test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-names \
-        install uninstall deb
+.PHONY: all programs deps check print-version print-programs FORCE test report unit clean calls-objs asan valgrind fuzz soak \
+        bench-proxy bench-instr protocol-table install uninstall deb
 PROGRAMS := $(B)/cdpproxy $(B)/cdpproxy-chromium $(TOOLS)
 all: $(PROGRAMS) $(UNIT)
 programs: $(PROGRAMS)
+
+$(B)/version: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
 # Each object depends on the headers it includes (-MMD), no more.
 $(foreach l,$(LAYERS),$(eval $(B)/obj/$(l)/%.o: proxy/$(l)/%.c ; \
@@ -114,12 +125,12 @@ $(B)/libtools.a: $(TLIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
+$(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # What a client launches as if it were Chromium (proxy/wrapper/).
-$(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $^ $(call libs,$(LIBS_PROXY))
+$(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics (and its
 # subfolders' headers).
@@ -129,19 +140,22 @@ $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(w
 	    $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
-$(B)/%: tools/%.c $(B)/libcdpproxy.a
+$(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 .SECONDEXPANSION:
 $(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
-        $(B)/libtools.a $(B)/libcdpproxy.a
+        $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
 	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
 	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
 print-layers: ; @echo $(LAYERS)
+# For the CLI test (03-cli.t): every program `make all` builds, and the version.
+print-programs: ; @echo $(notdir $(PROGRAMS))
+print-version: ; @echo $(VERSION)
 print-sees-%: ; @echo $(call sees,$*)
 
 deps:
@@ -154,8 +168,8 @@ report: deps
 	$(B)/cdpbench --out report
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
-# prove runs the files that measure time or load the machine first, one at a
-# time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
+# prove runs the files that load the machine or hold tight time bounds first,
+# one at a time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
 JOBS  ?= 3
 PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
 TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
@@ -169,7 +183,7 @@ test: deps
 # and its bench-proxy run without Chromium (NO_BROWSER=1). All JOBS at a
 # time, the longest first: the others here only wait, and 50's rate checks
 # have windows wide enough for a busy machine.
-CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t)
+CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t 06-cli.t 03-docs.t)
 check: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
 	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT)
@@ -227,7 +241,6 @@ soak: deps
 # Installing (tools/deb/README.md). The programs look for their data
 # (policies, replays, the bench page) in the source tree they were built in,
 # else in DATADIR, which proxy/base/datadir.c has built in.
-VERSION ?= $(shell git describe --tags --always 2>/dev/null | sed 's/^v//' | grep . || echo 0.2.0)
 PREFIX  ?= /usr/local
 DATADIR  = $(PREFIX)/share/cdpproxy
 BINDIR   = $(PREFIX)/bin
@@ -238,8 +251,9 @@ PEERDIR  = $(PREFIX)/lib/cdpproxy
 INSTALL ?= install
 USER_PROGRAMS := cdpproxy cdpproxy-chromium cdpbench cdplog uploadsink
 PEER_PROGRAMS := $(filter-out $(USER_PROGRAMS),$(notdir $(PROGRAMS)))
-POLICIES := $(filter-out %.schema.json,$(wildcard policies/*.json))
-SCHEMAS  := $(wildcard policies/*.schema.json)
+# The policies and their schema (cdpproxy-policy.schema.json, which the
+# proxy's list of policies leaves out).
+POLICIES := $(wildcard policies/*.json)
 REPLAYS  := $(wildcard tools/cdpbench/scenario/replays/*.jsonl)
 PAGE     := tools/bench-page/bench.html
 MAN1     := $(wildcard proxy/*/*.1 tools/*.1 tools/*/*.1 policies/*.1)
@@ -251,7 +265,6 @@ $(B)/gen/datadir: FORCE
 	@mkdir -p $(@D) && echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
 $(B)/obj/base/datadir.o: $(B)/gen/datadir
 $(B)/obj/base/datadir.o: CFLAGS += -DCDPPROXY_DATADIR='"$(DATADIR)"'
-FORCE:
 
 install: programs
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PEERDIR) $(DESTDIR)$(DATADIR)/policies \
@@ -261,7 +274,6 @@ install: programs
 	$(INSTALL) -m 644 $(POLICIES) $(DESTDIR)$(DATADIR)/policies
 	$(INSTALL) -m 644 $(REPLAYS) $(DESTDIR)$(DATADIR)/replays
 	$(INSTALL) -m 644 $(PAGE) $(DESTDIR)$(DATADIR)/bench-page
-	$(if $(SCHEMAS),$(INSTALL) -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR))
 	$(if $(MAN1),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && $(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1)
 	$(if $(MAN5),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man5 && $(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
 
@@ -272,7 +284,6 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(DATADIR)/policies/,$(notdir $(POLICIES))) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/replays/,$(notdir $(REPLAYS))) \
 	    $(DESTDIR)$(DATADIR)/bench-page/$(notdir $(PAGE)) \
-	    $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(SCHEMAS))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	for d in $(DATADIR)/policies $(DATADIR)/replays $(DATADIR)/bench-page $(DATADIR) $(PEERDIR); do \
@@ -314,13 +325,15 @@ deb: deps
 clean:
 	rm -rf $(B)
 
-# proxy/cdp/protocol_names.inc: every command and event the protocol defines, from
-# the devtools-protocol npm package the client tests pin (its JSON is
-# browser_protocol.pdl and js_protocol.pdl); committed, so only this needs it.
+# proxy/cdp/protocol_table.inc: every command and event the protocol defines, with
+# its parameters' (and a command's returns') names and JSON types, from the
+# devtools-protocol npm package the client tests pin (its JSON is
+# browser_protocol.pdl and js_protocol.pdl) and the proxy's own CDPProxy
+# domain (proxy/core/selfdomain.json); committed, so only this needs it.
 PROTOCOL_JSON := tests/clients/node_modules/devtools-protocol/json
-protocol-names:
-	{ echo '/* Generated by `make protocol-names` from devtools-protocol' \
-	    "$$(jq -r .version $(PROTOCOL_JSON)/../package.json): sorted (C locale). */"; \
-	  jq -r '.domains[] | .domain as $$d | ((.commands // [])[], (.events // [])[]) | "\t\"\($$d).\(.name)\","' \
-	    $(PROTOCOL_JSON)/browser_protocol.json $(PROTOCOL_JSON)/js_protocol.json | LC_ALL=C sort -u; } \
-	    > proxy/cdp/protocol_names.inc
+protocol-table:
+	{ echo '/* Generated by `make protocol-table` (proxy/cdp/protocol_table.jq) from devtools-protocol' \
+	    "$$(jq -r .version $(PROTOCOL_JSON)/../package.json) and proxy/core/selfdomain.json: sorted (C locale). */"; \
+	  jq -rs -f proxy/cdp/protocol_table.jq $(PROTOCOL_JSON)/browser_protocol.json \
+	    $(PROTOCOL_JSON)/js_protocol.json proxy/core/selfdomain.json | LC_ALL=C sort -u; } \
+	    > proxy/cdp/protocol_table.inc

@@ -1,13 +1,14 @@
 /* bench-scan: what the hand-written top-level key scanner (proxy/cdp/scan.c)
  * saves over parsing each message with jansson, on the messages the proxy
  * sees most: small commands, responses and events, and one large result.
- * Prints ns per message and MB/s for both, interleaved, medians of rounds.
- * usage: bench-scan [ROUNDS]   (default 7) */
+ * Prints ns per message and MB/s for both, interleaved, medians of rounds. */
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "estimate.h"
 #include "scan.h"
 #include "util.h"
@@ -30,6 +31,16 @@ static char *pad(const char *prefix, size_t n, const char *suffix)
 	memset(s + a, 'x', n);
 	memcpy(s + a + n, suffix, b + 1);
 	return s;
+}
+
+static void usage(void)
+{
+	fputs("usage: bench-scan [ROUNDS]\n"
+	      "What cdpproxy's top-level key scanner saves over parsing each message with\n"
+	      "jansson: ns per message and MB/s for both, interleaved, medians of ROUNDS\n"
+	      "rounds (default 7).\n\n"
+	      "  -h, --help      this text\n"
+	      "  -V, --version   the version\n", stdout);
 }
 
 /* ns per message for one round of s->reps messages. */
@@ -55,7 +66,10 @@ static double round_ns(const struct sample *s, int with_jansson)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	static const struct option opts[] = { CLI_LONGOPTS, { NULL, 0, NULL, 0 } };
+	char err[256];
+	long rounds = 7;
+	int c;
 	struct sample samples[] = {
 		{ "command 150 B", pad("{\"id\":123456,\"method\":\"Runtime.evaluate\",\"params\":"
 				       "{\"expression\":\"", 70, "\",\"returnByValue\":true}}"), 0, 400000 },
@@ -71,12 +85,27 @@ int main(int argc, char **argv)
 	};
 	size_t n = sizeof samples / sizeof samples[0];
 
-	if (rounds < 1) {
-		fprintf(stderr, "usage: bench-scan [ROUNDS]   (ROUNDS >= 1, default 7)\n");
-		return 2;
+	while ((c = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			return CLI_OK;
+		case 'V':
+			puts("bench-scan " CDPPROXY_VERSION);
+			return CLI_OK;
+		default:
+			cli_bad_option(c, argv, opts, err, sizeof err);
+			fprintf(stderr, "bench-scan: %s\n", err);
+			return CLI_USAGE;
+		}
+	}
+	if (argc - optind > 1 ||
+	    (optind < argc && util_parse_long("ROUNDS", argv[optind], 1, 10000, &rounds, err, sizeof err) < 0)) {
+		fprintf(stderr, "bench-scan: %s (see --help)\n", argc - optind > 1 ? "one ROUNDS at most" : err);
+		return CLI_USAGE;
 	}
 
-	printf("bench-scan: %d rounds, medians; scan = proxy/cdp/scan.c, jansson = json_loadb\n", rounds);
+	printf("bench-scan: %ld rounds, medians; scan = proxy/cdp/scan.c, jansson = json_loadb\n", rounds);
 	printf("%-16s %12s %12s %10s %10s %8s\n", "message", "scan ns", "jansson ns", "scan MB/s",
 	       "jans MB/s", "ratio");
 	for (size_t i = 0; i < n; i++) {

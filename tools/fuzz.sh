@@ -53,12 +53,12 @@ LIBS="$(pkg-config --libs jansson libwebsockets) -pthread"
 sources() {
     case "$1" in
     scan) echo proxy/cdp/scan.c ;;
-    policy) echo proxy/cdp/policy.c proxy/base/util.c ;;
+    policy) echo proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/cdp/protocol.c proxy/base/util.c ;;
     discovery) echo proxy/cdp/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
     wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
-        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/obs/stats.c \
+        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c ;;
     access) echo proxy/cdp/access.c ;;

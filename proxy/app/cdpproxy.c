@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "datadir.h"
 #include "http.h"
 #include "proxy.h"
@@ -15,10 +16,10 @@
 #include "util.h"
 #include "ws.h"
 
-#define CDPPROXY_VERSION "0.1.0"
-
 static volatile int stop, reload;
 static struct proxy px;
+static const char *check_path;   /* --check-policy */
+static int strict;               /* --strict */
 
 static void usage(FILE *out)
 {
@@ -43,7 +44,9 @@ static void usage(FILE *out)
 	      "                         (default: the --policy file's directory, else the\n"
 	      "                         source tree's policies/ next to build/, else the\n"
 	      "                         installed ones, PREFIX/share/cdpproxy/policies)\n"
-	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not)\n"
+	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not); names\n"
+	      "                         and parameters the protocol lacks are warnings\n"
+	      "  --strict               with --check-policy: a warning fails the check too\n"
 	      "  --allow-host NAME      also accept this Host header name (IP addresses and\n"
 	      "                         localhost always are); repeatable\n"
 	      "  --allow-origin ORIGIN  accept requests from web pages of this Origin ('*': any);\n"
@@ -62,10 +65,20 @@ static void usage(FILE *out)
 	      "  --no-control-domain    pass CDPProxy.* commands on to Chrome instead of\n"
 	      "                         answering them (getPolicy, setPolicy, getStats, mark)\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
-	      "  --help                 this text\n"
-	      "  --version              the version\n"
+	      "  -h, --help             this text\n"
+	      "  -V, --version          the version\n"
 	      "SIZE is bytes, or with a suffix: 64KiB, 32MiB, 1GiB (k, M, G also work).\n"
 	      "GET /proxy/stats on the listen port returns live statistics as JSON.\n", out);
+}
+
+/* A loaded policy's warnings (policy_check.h), a line each on stderr. */
+static void print_warnings(const struct policy *p)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(p->warnings, i, w)
+		fprintf(stderr, "cdpproxy: warning: %s\n", json_string_value(w));
 }
 
 static void on_signal(int sig)
@@ -96,6 +109,7 @@ static void on_wake(struct proxy *p)
 		fprintf(stderr, "cdpproxy: SIGHUP: %s; keeping policy %s\n", err, p->core.policy->name);
 		return;
 	}
+	print_warnings(pol);
 	route_set_policy(&p->core, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
 		(unsigned long long)p->core.policy_gen);
@@ -129,19 +143,32 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_HELP, O_VERSION };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_STRICT };
 
-/* --check-policy: 0 when the file is a valid policy, 2 with the reason if not. */
+/* --check-policy: 0 when the file is a valid policy, 2 with the reason if
+ * not. Warnings are printed; with --strict they fail the check too. */
 static int check_policy(const char *path)
 {
 	char err[512];
 	struct policy *p = policy_load(path, err, sizeof err);
+	size_t n;
 
 	if (!p) {
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}
-	printf("%s: policy %s, %zu rules, %zu injects: ok\n", path, p->name, p->n_rules, p->n_injects);
+	print_warnings(p);
+	n = json_array_size(p->warnings);
+	if (n && strict) {
+		fprintf(stderr, "cdpproxy: %s: %zu warning%s, refused (--strict)\n", path, n,
+			n == 1 ? "" : "s");
+		policy_free(p);
+		return 2;
+	}
+	printf("%s: policy %s, %zu rules, %zu injects: ok", path, p->name, p->n_rules, p->n_injects);
+	if (n)
+		printf(", %zu warning%s", n, n == 1 ? "" : "s");
+	putchar('\n');
 	policy_free(p);
 	return 0;
 }
@@ -170,16 +197,14 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
 		{ "log-required", no_argument, NULL, O_LOG_REQUIRED },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
+		{ "strict", no_argument, NULL, O_STRICT },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t size;
 	int o, li = 0;
 
-	opterr = 0;
-
-	while ((o = getopt_long(argc, argv, "", opts, &li)) != -1) {
+	while ((o = getopt_long(argc, argv, CLI_SHORTOPTS, opts, &li)) != -1) {
 		/* The option as given, for messages ("--max-message"). */
 		char flag[40];
 		snprintf(flag, sizeof flag, "--%s", o == '?' ? "" : opts[li].name);
@@ -228,7 +253,11 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			cfg->policy_dir = optarg;
 			break;
 		case O_CHECK_POLICY:
-			exit(check_policy(optarg));
+			check_path = optarg;
+			break;
+		case O_STRICT:
+			strict = 1;
+			break;
 		case O_ALLOW_HOST:
 		case O_ALLOW_ORIGIN:
 			if (access_add(o == O_ALLOW_HOST ? &cfg->allow_hosts : &cfg->allow_origins, optarg)) {
@@ -269,18 +298,23 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		case O_VERBOSE:
 			*verbose = 1;
 			break;
-		case O_HELP:
+		case 'h':
 			usage(stdout);
-			exit(0);
-		case O_VERSION:
+			exit(CLI_OK);
+		case 'V':
 			puts("cdpproxy " CDPPROXY_VERSION);
-			exit(0);
+			exit(CLI_OK);
 		default:
-			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)",
-				 argv[optind - 1]);
+			cli_bad_option(o, argv, opts, err, errlen);
 			return -1;
 		}
 	}
+	if (strict && !check_path) {
+		snprintf(err, errlen, "--strict goes with --check-policy FILE");
+		return -1;
+	}
+	if (check_path)
+		exit(check_policy(check_path));
 	if (optind < argc && !cfg->chromium) {
 		snprintf(err, errlen, "unexpected argument '%s' (chromium flags go after -- with --launch)",
 			 argv[optind]);
@@ -324,6 +358,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cdpproxy: %s\n", err);
 		return 2;
 	}
+	if (policy)
+		print_warnings(policy);
 	if (!cfg.policy_dir)
 		cfg.policy_dir = datadir_policies(cfg.policy_path, policy_dir, sizeof policy_dir);
 	/* lws's own lines only with --verbose: a stranger's bad request must not

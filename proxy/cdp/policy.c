@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glob.h"
+#include "policy_check.h"
 #include "util.h"
 
 static const char *const action_names[] = { "pass", "stub", "reject", "rewrite", "drop", "delay" };
@@ -29,39 +31,6 @@ static const unsigned default_kinds[] = {
 const char *policy_action_name(enum policy_action a)
 {
 	return action_names[a];
-}
-
-int policy_glob(const char *pat, const char *s, size_t n)
-{
-	const char *star = NULL, *resume = NULL;
-	size_t i = 0, back = 0;
-
-	/* Iterative matching with one backtrack point: linear for one '*' run. */
-	while (i < n) {
-		if (*pat == '*') {
-			star = ++pat;
-			back = i;
-			resume = pat;
-			continue;
-		}
-		if (*pat == '\\' && pat[1] && pat[1] == s[i]) {
-			pat += 2;
-			i++;
-			continue;
-		}
-		if (*pat && *pat != '\\' && (*pat == '?' || *pat == s[i])) {
-			pat++;
-			i++;
-			continue;
-		}
-		if (!star)
-			return 0;
-		pat = resume;
-		i = ++back;
-	}
-	while (*pat == '*')
-		pat++;
-	return *pat == '\0';
 }
 
 /* Parsing: every error names the source and the JSON path. */
@@ -366,6 +335,7 @@ out:
 		policy_free(p);
 		return NULL;
 	}
+	p->warnings = policy_check(p);
 	return p;
 }
 
@@ -424,6 +394,7 @@ void policy_free(struct policy *p)
 	free(p->rules);
 	free(p->injects);
 	json_decref(p->doc);
+	json_decref(p->warnings);
 	free(p->name);
 	free(p->source);
 	free(p);
@@ -435,11 +406,11 @@ struct policy_rule *policy_match(const struct policy *p, enum policy_kind kind,
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct policy_rule *r = &p->rules[i];
-		if (!(r->kinds & kind) || !policy_glob(r->method, method, mlen))
+		if (!(r->kinds & kind) || !glob_match(r->method, method, mlen))
 			continue;
 		if (r->target && (!target || strcmp(r->target, target)))
 			continue;
-		if (r->url && (!url || !policy_glob(r->url, url, strlen(url))))
+		if (r->url && (!url || !glob_match(r->url, url, strlen(url))))
 			continue;
 		return r;
 	}
@@ -510,6 +481,7 @@ json_t *policy_json(const struct policy *p)
 		json_object_set_new(r, "hits", json_integer((json_int_t)p->rules[i].hits));
 		json_array_append_new(rules, r);
 	}
-	return json_pack("{s:s, s:s, s:o, s:O*}", "name", p->name, "source", p->source,
-			 "rules", rules, "inject", json_object_get(p->doc, "inject"));
+	return json_pack("{s:s, s:s, s:o, s:O*, s:O*}", "name", p->name, "source", p->source,
+			 "rules", rules, "inject", json_object_get(p->doc, "inject"), "warnings",
+			 json_array_size(p->warnings) ? p->warnings : NULL);
 }

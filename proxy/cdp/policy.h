@@ -43,11 +43,13 @@ struct policy {
 	size_t n_rules;
 	struct policy_inject *injects;
 	size_t n_injects;
+	json_t *warnings;           /* policy_check's: array of "SOURCE: $.path: reason" */
 };
 
 /* Parses a policy document. name is used when the document has none; source
  * names it in errors ("policies/x.json"). NULL with "SOURCE: $.path: reason"
- * in err on anything that is not a valid policy. */
+ * in err on anything that is not a valid policy. A valid policy that names
+ * what the protocol does not have (policy_check.h) loads, with warnings. */
 struct policy *policy_parse(const json_t *doc, const char *name, const char *source,
 			    char *err, size_t errlen);
 /* Reads and parses a file; the name defaults to the file's base name. */
@@ -75,9 +77,9 @@ json_t *policy_injects(const struct policy *p, const char *target);
 json_t *policy_desired(const struct policy *p, const json_t *client_enabled,
 		       const char *target, const char *url);
 
-int policy_glob(const char *pattern, const char *s, size_t n);
 const char *policy_action_name(enum policy_action a);
-/* {"name","source","rules":[{..., "hits"}],"inject":[...]} */
+/* {"name","source","rules":[{..., "hits"}],"inject":[...]}, and "warnings"
+ * when there are any. */
 json_t *policy_json(const struct policy *p);
 
 #endif

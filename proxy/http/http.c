@@ -214,7 +214,8 @@ extern const unsigned char dashboard_html[];
 extern const size_t dashboard_html_len;
 extern const char dashboard_csp[];   /* its inline script and style by hash (Makefile) */
 
-/* GET /proxy/policies: the names a PUT {"name"} takes, from the policy directory. */
+/* GET /proxy/policies: the names a PUT {"name"} takes, from the policy
+ * directory; not the schema (cdpproxy-policy.schema.json) beside them. */
 static json_t *admin_policies(struct proxy *px)
 {
 	json_t *names = json_array();
@@ -223,7 +224,8 @@ static json_t *admin_policies(struct proxy *px)
 
 	while (d && (e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json"))
+		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json") &&
+		    !(n > 12 && !strcmp(e->d_name + n - 12, ".schema.json")))
 			json_array_append_new(names, util_json_bytes(e->d_name, n - 5));
 	}
 	if (d)

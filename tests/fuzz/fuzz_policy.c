@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glob.h"
 #include "policy.h"
+#include "policy_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -136,8 +138,8 @@ static void check_rule(const struct policy_rule *r)
 	    (r->action == ACT_REWRITE && !r->merge && !r->remove) ||
 	    (r->action == ACT_DELAY && r->delay_ms > 600000))
 		fail("a parsed rule lacks its action's arguments", r->method);
-	if (!policy_glob(r->method, r->method, 0) != !ref_glob(r->method, "", 0))
-		fail("policy_glob on an empty subject", r->method);
+	if (!glob_match(r->method, r->method, 0) != !ref_glob(r->method, "", 0))
+		fail("glob_match on an empty subject", r->method);
 }
 
 /* Rewrites a params object with r and checks the merge and the removal. */
@@ -219,7 +221,8 @@ static void exercise(struct policy *p, const json_t *doc)
 	const char *urls[4 + MAX_STRINGS] = { NULL, "https://example.com/upload?x=1", "about:blank", "" };
 	struct strings st = { { NULL }, 0 };
 	size_t nt = 4, nu = 4, round = 0;
-	json_t *pj;
+	json_t *pj, *w;
+	size_t wi;
 
 	char *own[MAX_STRINGS];
 	size_t n_own = 0;
@@ -229,7 +232,7 @@ static void exercise(struct policy *p, const json_t *doc)
 	for (size_t i = 0; i < p->n_rules && n_own + 2 <= MAX_STRINGS / 2; i++) {
 		own[n_own++] = instance(p->rules[i].method, i % 2 ? "ab" : "");
 		own[n_own++] = instance(p->rules[i].url ? p->rules[i].url : p->rules[i].method, "x/");
-		if (!policy_glob(p->rules[i].method, own[n_own - 2], strlen(own[n_own - 2])))
+		if (!glob_match(p->rules[i].method, own[n_own - 2], strlen(own[n_own - 2])))
 			fail("a glob does not match its own instance", p->rules[i].method);
 	}
 	if (st.n > MAX_STRINGS - n_own)
@@ -259,8 +262,15 @@ static void exercise(struct policy *p, const json_t *doc)
 	check_desired(p, &st, "page", "https://example.com/");
 	check_desired(p, &st, NULL, NULL);
 	check_desired(p, &st, st.n ? st.s[st.n - 1] : "worker", st.n ? st.s[0] : "about:blank");
+	/* Warnings: bounded, each a string naming the source. */
+	if (!json_is_array(p->warnings) || json_array_size(p->warnings) > POLICY_CHECK_MAX + 1)
+		fail("policy_check: not an array of at most POLICY_CHECK_MAX + 1 warnings", NULL);
+	json_array_foreach(p->warnings, wi, w)
+		if (!json_is_string(w) || strncmp(json_string_value(w), "fuzz.json: ", 11))
+			fail("policy_check: a warning that does not start with its source", json_string_value(w));
 	pj = policy_json(p);
-	if (!json_is_object(pj) || json_array_size(json_object_get(pj, "rules")) != p->n_rules)
+	if (!json_is_object(pj) || json_array_size(json_object_get(pj, "rules")) != p->n_rules ||
+	    !json_object_get(pj, "warnings") != !json_array_size(p->warnings))
 		fail("policy_json", NULL);
 	free(json_dumps(pj, JSON_COMPACT));
 	json_decref(pj);

@@ -272,10 +272,10 @@ test('--budget with a target no run reaches spends the budget and says which cel
 test('--version, and a bad flag is one line', async () => {
   const v = await cdpbench(['--version'], 10000);
   assert.equal(v.code, 0);
-  assert.match(v.stdout, /^cdpbench \d+\.\d+/);
+  assert.match(v.stdout, /^cdpbench \S+\n$/);
   const b = await cdpbench(['--no-such-flag'], 10000);
   assert.equal(b.code, 2);
-  assert.equal(b.stderr.trim(), "cdpbench: unknown or incomplete option '--no-such-flag' (see --help)");
+  assert.equal(b.stderr.trim(), "cdpbench: unknown option '--no-such-flag' (see --help)");
   const d = await cdpbench(['--budget', '5x'], 10000);
   assert.equal(d.code, 2);
   assert.equal(d.stderr.trim(), "cdpbench: --budget wants a duration (5m, 90s, 1m30s), not '5x'");

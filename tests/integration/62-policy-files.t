@@ -3,7 +3,11 @@
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
 // Tier 6: policy files on the command line. --check-policy accepts every
 // shipped policy and refuses bad ones (exit 2, "FILE: $.json.path: reason" on
-// stderr); --policy BAD --launch exits 2 before anything starts (no Chromium
+// stderr); it warns (exit 0; 2 with --strict) on names and parameters the
+// protocol does not have, and on values of the wrong JSON type; the schema
+// policies/cdpproxy-policy.schema.json (checked with Debian's
+// python3-jsonschema) accepts what policy.c accepts and refuses what it
+// refuses; --policy BAD --launch exits 2 before anything starts (no Chromium
 // ever runs); with a good policy --launch starts, and a bad PUT /proxy/policy
 // is answered 400 while the running policy stays.
 'use strict';
@@ -17,6 +21,9 @@ const h = require('./lib/harness');
 
 const ALL = { timeout: 50000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1: these test the proxy binary' };
 const POLICY_DIR = path.join(h.ROOT, 'policies');
+const SCHEMA = path.join(POLICY_DIR, 'cdpproxy-policy.schema.json');
+// The shipped policies: every .json of policies/ but the schema.
+const shippedPolicies = () => fs.readdirSync(POLICY_DIR).filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json')).sort();
 const reEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let tmp;
@@ -54,8 +61,8 @@ test('set up a scratch directory and a Chromium launcher that leaves a trace', A
   fs.writeFileSync(tmp.launcher, `#!/bin/sh\necho "$$" >> '${tmp.trace}'\nexec '${h.CHROMIUM}' "$@"\n`, { mode: 0o755 });
 });
 
-test('--check-policy accepts every shipped policy (exit 0)', ALL, async () => {
-  const files = fs.readdirSync(POLICY_DIR).filter((f) => f.endsWith('.json')).sort();
+test('--check-policy accepts every shipped policy (exit 0, no warning, also with --strict)', ALL, async () => {
+  const files = shippedPolicies();
   for (const must of ['passthrough', 'no-network', 'network-postdata-cap', 'force-network', 'quiet-events']) {
     assert.ok(files.includes(`${must}.json`), `policies/${must}.json is shipped`);
   }
@@ -67,6 +74,8 @@ test('--check-policy accepts every shipped policy (exit 0)', ALL, async () => {
     const name = JSON.parse(fs.readFileSync(file, 'utf8')).name || path.basename(f, '.json');
     assert.match(r.stdout, new RegExp(`^${reEscape(file)}: policy ${reEscape(name)}, \\d+ rules, \\d+ injects: ok\\n$`),
       `${f}: one line saying it is ok`);
+    const strict = await runProxy(['--check-policy', file, '--strict']);
+    assert.deepEqual([strict.code, strict.stderr], [0, ''], `${f}: clean under --strict too`);
   }
 });
 
@@ -75,7 +84,7 @@ const BAD = [
   ['invalid-json.json', '{"rules": [\n  {"method": "Network.enable", "action": "stub"}\n', /^line \d+ column \d+: .+/],
   ['trailing-garbage.json', '{"rules": []} x', /^line 1 column \d+: .+/],
   ['duplicate-key.json', '{"rules": [], "rules": []}', /^line 1 column \d+: duplicate object key/],
-  ['not-an-object.json', '[]', /^\$: a policy must be an object, not an array$/],
+  ['not-an-object.json', [], /^\$: a policy must be an object, not an array$/],
   ['unknown-action.json', { rules: [{ method: 'Network.enable', action: 'explode' }] },
     /^\$\.rules\[0\]\.action: unknown action 'explode' \(expected pass, stub, reject, rewrite, drop or delay\)$/],
   ['missing-action.json', { rules: [{ method: 'Network.enable' }] }, /^\$\.rules\[0\]\.action: missing/],
@@ -123,6 +132,143 @@ test('--check-policy refuses bad files: exit 2, "FILE: $.path: reason" on stderr
   const r = await runProxy(['--check-policy', missing]);
   assert.equal(r.code, 2, 'a missing file: exit 2');
   assert.match(r.stderr, new RegExp(`^cdpproxy: ${reEscape(missing)}: .*No such file`), 'says the file is missing');
+});
+
+// [file name, policy, the warnings stderr must give after "cdpproxy: warning: FILE: "]
+const WARN = [
+  ['enabel.json', { rules: [{ method: 'Network.enabel', kind: 'command', action: 'stub' }] },
+    ["$.rules[0].method: 'Network.enabel' is not a command of the protocol (did you mean Network.enable?)"]],
+  ['postdata-string.json', { rules: [{ method: 'Network.enable', kind: 'command', action: 'rewrite', params: { maxPostDataSize: '65536' } }] },
+    ["$.rules[0].params.maxPostDataSize: 'maxPostDataSize' of Network.enable is an integer, not a string"]],
+  ['unknown-param.json', { rules: [{ method: 'Network.enable', action: 'rewrite', params: { maxPostDataSise: 65536, bogus: true } }] },
+    ["$.rules[0].params.maxPostDataSise: Network.enable has no parameter 'maxPostDataSise' (did you mean maxPostDataSize?)",
+      "$.rules[0].params.bogus: Network.enable has no parameter 'bogus'"]],
+  ['inject-and-events.json', {
+    rules: [
+      { method: 'Network.dataRecieved', action: 'drop' },
+      { method: 'Network.enable', action: 'drop' },
+      { method: 'Netwrk.*', action: 'pass' },
+      { method: 'Network.*', action: 'rewrite', remove: ['nope'] },
+      { method: 'Network.getCookies', action: 'stub', result: { cookie: [] } },
+    ],
+    inject: [{ target: 'page', commands: [{ method: 'Page.enabel' }, { method: 'Network.enable', params: { maxPostDataSize: 1.5 } }] }],
+  }, [
+    "$.rules[0].method: 'Network.dataRecieved' is not an event of the protocol (did you mean Network.dataReceived?)",
+    '$.rules[1].method: Network.enable is a command, and this rule matches events only',
+    "$.rules[2].method: 'Netwrk.*' matches none of the protocol's commands and events",
+    "$.rules[3].remove[0]: no method matching 'Network.*' has a parameter 'nope'",
+    "$.rules[4].result.cookie: Network.getCookies has no result member 'cookie' (did you mean cookies?)",
+    "$.inject[0].commands[0].method: 'Page.enabel' is not a command of the protocol (did you mean Page.enable?)",
+    "$.inject[0].commands[1].params.maxPostDataSize: 'maxPostDataSize' of Network.enable is an integer, not a number",
+  ]],
+];
+
+// Patterns, the proxy's own domain, responses, results, quoted globs: all
+// known, nothing to warn about.
+const CLEAN = {
+  name: 'clean',
+  rules: [
+    { method: 'Network.*', kind: 'command', action: 'rewrite', params: { maxPostDataSize: 65536 }, remove: ['reportDirectSocketTraffic'] },
+    { method: '*.enable', target: 'worker', action: 'stub' },
+    { method: 'CDPProxy.mark', action: 'rewrite', params: { label: 'x' } },
+    { method: 'Network.getCookies', kind: 'response', action: 'rewrite', params: { cookies: [] } },
+    { method: 'Network.getCookies', action: 'stub', result: { cookies: [] } },
+    { method: 'Network.dataReceived', action: 'drop', log: false },
+    { method: 'Target.*', kind: 'event', action: 'pass' },
+    { method: 'Runtime.evaluate', action: 'rewrite', params: { timeout: 1.5, expression: '1', serializationOptions: {} } },
+    { method: 'Page.navigat?', action: 'delay', ms: 10 },
+    { method: 'Network.enabl\\e', action: 'reject', code: -32000, message: 'no' },
+    { method: '*', action: 'pass' },
+  ],
+  inject: [{ commands: [{ method: 'Page.enable' }, { method: 'Network.enable', params: { maxPostDataSize: 65536 } }] }],
+};
+
+test('--check-policy warns on unknown names, parameters and wrong types: exit 0, 2 with --strict', ALL, async () => {
+  for (const [name, content, warnings] of WARN) {
+    const file = path.join(tmp.dir, name);
+    fs.writeFileSync(file, JSON.stringify(content, null, 2));
+    const r = await runProxy(['--check-policy', file]);
+    assert.equal(r.code, 0, `${name}: a warning is not an error: exit 0 (stderr ${r.stderr})`);
+    assert.deepEqual(r.stderr.split('\n').filter(Boolean), warnings.map((w) => `cdpproxy: warning: ${file}: ${w}`),
+      `${name}: each warning with the file, the JSON path and the nearest name`);
+    const n = warnings.length;
+    assert.match(r.stdout, new RegExp(`^${reEscape(file)}: policy .*: ok, ${n} warnings?\\n$`), `${name}: ok, with the count`);
+    const strict = await runProxy(['--strict', '--check-policy', file]);
+    assert.equal(strict.code, 2, `${name}: --strict: exit 2`);
+    assert.equal(strict.stdout, '', `${name}: --strict: no "ok"`);
+    assert.match(strict.stderr, new RegExp(`cdpproxy: ${reEscape(file)}: ${n} warnings?, refused \\(--strict\\)\\n$`), `${name}: --strict says why`);
+  }
+  const file = path.join(tmp.dir, 'clean.json');
+  fs.writeFileSync(file, JSON.stringify(CLEAN, null, 2));
+  const r = await runProxy(['--check-policy', file, '--strict']);
+  assert.deepEqual([r.code, r.stderr], [0, ''], 'a policy of patterns, CDPProxy, responses and results: no warning');
+  const lone = await runProxy(['--strict']);
+  assert.equal(lone.code, 2, '--strict alone is a usage error');
+  assert.match(lone.stderr, /--strict goes with --check-policy/);
+});
+
+// The policies of tests/policy-cases/*.test: [json, accepted by policy.c?].
+function policyCases() {
+  const dir = path.join(h.ROOT, 'tests/policy-cases');
+  const out = [];
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.test'))) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      const m = /^(policy|switch|bad-policy) (.*)$/.exec(line);
+      if (!m) continue;
+      const json = m[1] === 'bad-policy' ? m[2].slice(0, m[2].indexOf(' => ')) : m[2];
+      out.push([json, m[1] !== 'bad-policy', `${f}: ${line.slice(0, 100)}`]);
+    }
+  }
+  return out;
+}
+
+// Validates docs against the schema with Debian's python3-jsonschema:
+// per doc, null or the reason.
+function schemaVerdicts(docs) {
+  const out = execFileSync('/usr/bin/python3', [path.join(__dirname, 'lib/policy-schema.py'), SCHEMA],
+    { input: JSON.stringify(docs), encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+test('the schema (python3-jsonschema) accepts what policy.c accepts and refuses what it refuses', ALL, async () => {
+  const cases = [];  // [doc, accepted, what]
+  for (const f of shippedPolicies()) cases.push([JSON.parse(fs.readFileSync(path.join(POLICY_DIR, f), 'utf8')), true, `policies/${f}`]);
+  for (const [json, ok, what] of policyCases()) cases.push([JSON.parse(json), ok, what]);
+  for (const [name, content] of BAD) if (typeof content !== 'string') cases.push([content, false, `BAD ${name}`]);
+  for (const [name, content] of WARN) cases.push([content, true, `WARN ${name}`]);
+  cases.push([CLEAN, true, 'CLEAN']);
+  assert.ok(cases.filter((c) => !c[1]).length >= 40 && cases.filter((c) => c[1]).length >= 40, `enough cases of each (${cases.length})`);
+
+  const verdicts = schemaVerdicts(cases.map((c) => c[0]));
+  cases.forEach(([doc, ok, what], i) => {
+    if (ok) assert.equal(verdicts[i], null, `${what}: valid under the schema`);
+    else assert.notEqual(verdicts[i], null, `${what}: refused by the schema`);
+  });
+  // And by the parser, through the same command a user runs.
+  for (const [i, [doc, ok, what]] of cases.entries()) {
+    const file = path.join(tmp.dir, `schema-case-${i}.json`);
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const r = await runProxy(['--check-policy', file]);
+    assert.equal(r.code, ok ? 0 : 2, `${what}: --check-policy ${ok ? 'accepts' : 'refuses'} it (${r.stderr})`);
+  }
+});
+
+test('cdpproxy-policy(5) is clean under mandoc -Tlint and documents every key and action of the schema', ALL, async () => {
+  const page = path.join(POLICY_DIR, 'cdpproxy-policy.5');
+  let lint;
+  try {
+    lint = execFileSync('mandoc', ['-Tlint', '-Wwarning', page], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    assert.fail(`mandoc -Tlint -Wwarning: exit ${e.status}: ${e.stdout}${e.stderr}`);
+  }
+  assert.equal(lint, '', 'no warning');
+  const text = fs.readFileSync(page, 'utf8');
+  const schema = JSON.parse(fs.readFileSync(SCHEMA, 'utf8'));
+  const keys = new Set([...Object.keys(schema.properties), ...Object.keys(schema.$defs.rule.properties),
+    ...Object.keys(schema.$defs.inject.properties), ...Object.keys(schema.$defs.command.properties)]);
+  for (const k of keys) assert.match(text, new RegExp(`^\\.(It )?Ic ${k}\\b`, 'm'), `the page names the key '${k}'`);
+  for (const a of schema.$defs.rule.properties.action.enum) assert.match(text, new RegExp(`^\\.It Ic ${a}$`, 'm'), `the page has an entry for the action '${a}'`);
+  for (const f of shippedPolicies()) assert.ok(text.includes(`.It Pa ${f}\n`), `the page lists ${f} under FILES`);
 });
 
 test('cdpproxy --policy BAD --launch exits 2 before starting anything', ALL, async () => {
@@ -176,10 +322,18 @@ test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the 
     const after = await h.getJSON(`${proxy.httpURL}/proxy/policy`);
     assert.deepEqual([after.name, after.gen, after.since_us], [before.name, before.gen, before.since_us], 'the running policy stays');
 
+    // A policy with a warning is switched to, the warning in the answer.
+    r = await put(JSON.stringify({ name: 'typo', rules: [{ method: 'Network.enabel', kind: 'command', action: 'stub' }] }));
+    assert.equal(r.status, 200, 'a policy with a warning still loads');
+    assert.deepEqual(r.json.policy.warnings, ["PUT /proxy/policy: $.rules[0].method: 'Network.enabel' is not a command of the protocol (did you mean Network.enable?)"],
+      'PUT answers with the warning');
+    assert.deepEqual([r.json.name, r.json.gen], ['typo', 2], 'generation 2');
+
     // A good PUT still works after the bad ones.
     r = await put(JSON.stringify({ name: 'passthrough' }));
     assert.equal(r.status, 200, 'a good PUT: 200');
-    assert.deepEqual([r.json.name, r.json.gen], ['passthrough', 2], 'generation 2');
+    assert.deepEqual([r.json.name, r.json.gen], ['passthrough', 3], 'generation 3');
+    assert.equal(r.json.policy.warnings, undefined, 'no warnings: no key');
   } finally {
     result = await proxy.stop();
     proxy.removeDir();

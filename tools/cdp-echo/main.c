@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "echo.h"
 #include "util.h"
 
@@ -27,7 +28,9 @@ static void usage(FILE *out)
 	      "id and sessionId are echoed.\n\n"
 	      "  --listen HOST:PORT   (default 127.0.0.1:0: a free port, printed on stderr)\n"
 	      "  --result-size SIZE   for commands that do not say (default 100)\n"
-	      "  --max-message SIZE   largest command accepted (default 256MiB)\n", out);
+	      "  --max-message SIZE   largest command accepted (default 256MiB)\n"
+	      "  -h, --help           this text\n"
+	      "  -V, --version        the version\n", out);
 }
 
 /* Handles input and makes output while there is room, writes what the socket
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "result-size", required_argument, NULL, 'r' },
 		{ "max-message", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	static const struct evserve_ops ops = {
@@ -142,8 +145,7 @@ int main(int argc, char **argv)
 
 	srv.result_size = 100;
 	srv.max_message = 256u << 20;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
 		switch (o) {
 		case 'l':
 			if (util_parse_hostport("--listen", optarg, host, sizeof host, &port, err,
@@ -158,15 +160,17 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return CLI_OK;
+		case 'V':
+			puts("cdp-echo " CDPPROXY_VERSION);
+			return CLI_OK;
 		default:
-			snprintf(err, sizeof err, "unknown or incomplete option '%s' (see --help)",
-				 argv[optind - 1]);
+			cli_bad_option(o, argv, opts, err, sizeof err);
 			goto bad;
 		}
 	}
 	if (optind < argc) {
-		snprintf(err, sizeof err, "unexpected argument '%s'", argv[optind]);
+		snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", argv[optind]);
 		goto bad;
 	}
 	if (evserve_open(&srv.server, host, port, &ops, &srv, err, sizeof err) < 0) {
@@ -181,5 +185,5 @@ int main(int argc, char **argv)
 	return 0;
 bad:
 	fprintf(stderr, "cdp-echo: %s\n", err);
-	return 2;
+	return CLI_USAGE;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "load.h"
 #include "util.h"
 
@@ -54,7 +55,9 @@ static void usage(FILE *out)
 	      "  --seed N            for the size mix and masks (default 1)\n"
 	      "  --timeout SEC       fail if nothing arrives for SEC seconds (default 30)\n"
 	      "  --json FILE         also write the results as JSON (- for stdout)\n"
-	      "  --quiet             no histogram\n", out);
+	      "  --quiet             no histogram\n"
+	      "  -h, --help          this text\n"
+	      "  -V, --version       the version\n", out);
 }
 
 static void fail(struct load *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -239,13 +242,12 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	int o;
 
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': cfg->connections = atoi(optarg); break;
 		case 'w': cfg->in_flight = atoi(optarg); break;
@@ -279,10 +281,12 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(CLI_OK);
+		case 'V':
+			puts("cdp-load " CDPPROXY_VERSION);
+			exit(CLI_OK);
 		default:
-			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)",
-				 argv[optind - 1]);
+			cli_bad_option(o, argv, opts, err, errlen);
 			return -1;
 		}
 	}

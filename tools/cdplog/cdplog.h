@@ -7,8 +7,6 @@
 
 #include "logagg.h"
 
-#define CDPLOG_VERSION "0.1.0"
-
 int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
 		   char *err, size_t errlen);
 int cdplog_pairs(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cdplog.h"
+#include "cli.h"
+#include "logrec.h"
 #include "util.h"
 
 static void usage(FILE *out)
@@ -33,11 +35,12 @@ static void usage(FILE *out)
 	      "                      ones are shown or counted as unanswered\n"
 	      "  --sessions-max N    sessions kept at once (default 10000); the least recently\n"
 	      "                      seen is forgotten\n"
-	      "  --version, --help\n", out);
+	      "  -h, --help          this text\n"
+	      "  -V, --version       the version\n", out);
 }
 
 enum { O_JSON = 256, O_SESSION, O_METHOD, O_CONN, O_SINCE, O_UNTIL, O_TOP, O_PENDING,
-       O_SESSIONS_MAX, O_HELP, O_VERSION };
+       O_SESSIONS_MAX };
 
 /* Parses argv; returns 0 to run *cmd on *path, 1 when --help or --version
  * was answered, -1 with one line in err. */
@@ -54,22 +57,26 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 		{ "top", required_argument, NULL, O_TOP },
 		{ "pending", required_argument, NULL, O_PENDING },
 		{ "sessions-max", required_argument, NULL, O_SESSIONS_MAX },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	char flag[32];
+	uint64_t t;
 	long v;
 	int c, li = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, CLI_SHORTOPTS, opts, &li)) != -1) {
 		switch (c) {
 		case O_JSON: o->json = 1; break;
 		case O_SESSION: o->session = optarg; break;
 		case O_METHOD: o->method = optarg; break;
-		case O_SINCE: o->since = optarg; break;
-		case O_UNTIL: o->until = optarg; break;
+		case O_SINCE:
+		case O_UNTIL:
+			/* its form now; a time since the start needs the log's first record */
+			if (logrec_parse_time(optarg, 0, &t, err, errlen) < 0)
+				return -1;
+			*(c == O_SINCE ? &o->since : &o->until) = optarg;
+			break;
 		case O_CONN:
 		case O_TOP:
 		case O_PENDING:
@@ -87,14 +94,14 @@ static int parse_args(int argc, char **argv, struct logrec_opts *o, const char *
 			else
 				o->sessions_max = (size_t)v;
 			break;
-		case O_HELP:
+		case 'h':
 			usage(stdout);
 			return 1;
-		case O_VERSION:
-			puts("cdplog " CDPLOG_VERSION);
+		case 'V':
+			puts("cdplog " CDPPROXY_VERSION);
 			return 1;
 		default:
-			snprintf(err, errlen, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			cli_bad_option(c, argv, opts, err, errlen);
 			return -1;
 		}
 	}
@@ -121,8 +128,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	rc = parse_args(argc, argv, &o, &cmd, &path, err, sizeof err);
-	if (rc)
-		goto done;
+	if (rc) {
+		if (rc < 0)
+			fprintf(stderr, "cdplog: %s\n", err);
+		return rc < 0 ? CLI_USAGE : CLI_OK;
+	}
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		snprintf(err, sizeof err, "cannot open %s: %s", path, strerror(errno));
@@ -144,5 +154,5 @@ done:
 		fprintf(stderr, "cdplog: writing the output failed: %s\n", strerror(errno));
 		rc = -1;
 	}
-	return rc < 0 ? 2 : 0;
+	return rc < 0 ? CLI_FAILED : CLI_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "datadir.h"
 #include "http1.h"
 #include "sink.h"
@@ -19,7 +20,9 @@ static void usage(FILE *out)
 	      "  --page FILE         the bench page (default " DATADIR_PAGE_TREE " in\n"
 	      "                      the source tree next to the binary, else the installed\n"
 	      "                      " DATADIR_PAGE ")\n"
-	      "  --quiet             no line per transfer on stdout\n\n"
+	      "  --quiet             no line per transfer on stdout\n"
+	      "  -h, --help          this text\n"
+	      "  -V, --version       the version\n\n"
 	      "Routes: GET /bench.html?trial=T&body=u8&bytes=N&n=3 (the page), POST /upload\n"
 	      "(counted, then dropped), GET /download?bytes=N, POST /result?trial=T (the\n"
 	      "page's numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
@@ -31,7 +34,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "page", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	char host[128] = "127.0.0.1", page_path[4200] = "", err[512], *page;
@@ -41,7 +44,7 @@ int main(int argc, char **argv)
 	struct http1_server *srv;
 	struct http1_handler h;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			if (util_parse_hostport("--listen", optarg, host, sizeof host, &port,
@@ -58,14 +61,18 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return CLI_OK;
+		case 'V':
+			puts("uploadsink " CDPPROXY_VERSION);
+			return CLI_OK;
 		default:
-			usage(stderr);
-			return 2;
+			cli_bad_option(c, argv, opts, err, sizeof err);
+			fprintf(stderr, "uploadsink: %s\n", err);
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "uploadsink: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "uploadsink: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
 	if (!*page_path)

@@ -3,6 +3,7 @@
  * analysis of one run's logs; audit --log analyses logs and runs nothing. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "audit.h"
 #include "audit_findings.h"
 #include "audit_view.h"
+#include "cli.h"
 #include "datadir.h"
 #include "report.h"
 #include "rounds.h"
@@ -47,7 +49,8 @@ static void usage(FILE *out)
 	      "  --bench FILE         a cdpbench report.json: its ratios back the findings\n"
 	      "  --log FILE           analyse this wrapper or cdpproxy --log file; run nothing\n"
 	      "  --seed N             the bootstrap's seed (default fixed)\n"
-	      "  --help\n", out);
+	      "  -h, --help           this text\n"
+	      "  -V, --version        the version\n", out);
 }
 
 /* Appends the arms of spec; -1 with a message on a missing policy. A name
@@ -173,7 +176,7 @@ static int log_only(char **logs, int nlogs, const char *bench)
 	for (int i = 0; i < nlogs; i++) {
 		if (audit_rig_add_file(&rig, logs[i], err, sizeof err) < 0) {
 			fprintf(stderr, "cdpbench audit: %s\n", err);
-			rc = 2;
+			rc = CLI_FAILED;
 		}
 	}
 	if (rig.in.bad)
@@ -211,7 +214,7 @@ static void arm_run(struct rounds_job *j, size_t i, int round, int position,
 int audit_main(int argc, char **argv)
 {
 	enum { O_POLICIES = 256, O_ROUNDS, O_WARM, O_OUT, O_JUNIT, O_TIMEOUT, O_CHROMIUM,
-	       O_BODIES, O_BENCH, O_LOG, O_SEED, O_HELP };
+	       O_BODIES, O_BENCH, O_LOG, O_SEED };
 	static const struct option opts[] = {
 		{ "policies", required_argument, NULL, O_POLICIES },
 		{ "rounds", required_argument, NULL, O_ROUNDS },
@@ -221,8 +224,7 @@ int audit_main(int argc, char **argv)
 		{ "chromium", required_argument, NULL, O_CHROMIUM },
 		{ "log-bodies", required_argument, NULL, O_BODIES },
 		{ "bench", required_argument, NULL, O_BENCH }, { "log", required_argument, NULL, O_LOG },
-		{ "seed", required_argument, NULL, O_SEED }, { "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
+		{ "seed", required_argument, NULL, O_SEED }, CLI_LONGOPTS, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	static struct audit a;
@@ -245,10 +247,9 @@ int audit_main(int argc, char **argv)
 	a.cfg = &cfg;
 	a.timeout_s = 900;
 	a.log_bodies = "16KiB";
-	opterr = 0;
 	optind = 1;
 	/* "+": the first word that is not an option starts the command */
-	while ((c = getopt_long(argc, argv, "+", opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "+" CLI_SHORTOPTS, opts, &li)) != -1) {
 		long v = 0;
 		if (c == O_ROUNDS || c == O_WARM || c == O_TIMEOUT) {
 			char flag[32];
@@ -273,12 +274,19 @@ int audit_main(int argc, char **argv)
 			logs = xrealloc(logs, (size_t)(nlogs + 1) * sizeof *logs);
 			logs[nlogs++] = optarg;
 			break;
-		case O_SEED: cfg.seed = strtoull(optarg, NULL, 0); break;
-		case O_HELP: usage(stdout); return 0;
+		case O_SEED:
+			if (util_parse_long("--seed", optarg, 0, LONG_MAX, &v, err, sizeof err) < 0) {
+				fprintf(stderr, "cdpbench audit: %s\n", err);
+				return CLI_USAGE;
+			}
+			cfg.seed = (uint64_t)v;
+			break;
+		case 'h': usage(stdout); return CLI_OK;
+		case 'V': puts("cdpbench " CDPPROXY_VERSION); return CLI_OK;
 		default:
-			fprintf(stderr, "cdpbench audit: unknown or incomplete option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return 2;
+			cli_bad_option(c, argv, opts, err, sizeof err);
+			fprintf(stderr, "cdpbench audit: %s\n", err);
+			return CLI_USAGE;
 		}
 	}
 	if (nlogs) {

@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "cdp.h"
 #include "child.h"
+#include "cli.h"
 #include "placement.h"
 #include "replay.h"
 #include "report.h"
@@ -24,7 +25,6 @@
 #include "trial.h"
 #include "util.h"
 
-#define CDPBENCH_VERSION "0.1.0"
 #define MAX_TRANSFERS 12   /* measured, with --measure-ms */
 #define PLACEMENT_DEFAULT PLACEMENT_SPLIT   /* measured: README, "Where the variance comes from" */
 #define PLACEMENT_DEFAULT_NAME "split"
@@ -92,7 +92,8 @@ static void usage(FILE *out)
 	      "  --list               the scenarios and bodies, then exit\n"
 	      "  --print-replay FILE  print the replay FILE (or a cdpproxy log) would run, then exit\n"
 	      "  --verbose            libwebsockets notices on stderr\n"
-	      "  --version, --help\n", out);
+	      "  -h, --help           this text\n"
+	      "  -V, --version        the version\n", out);
 }
 
 static void list_one(const char *name, const char *about, void *arg)
@@ -181,8 +182,8 @@ static double parse_duration(const char *text)
 int run_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
-	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE, O_HELP,
-	       O_VERSION, O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER };
+	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE,
+	       O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
 		{ "scenarios", required_argument, NULL, O_SCEN },
@@ -196,13 +197,12 @@ int run_main(int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "order-seed", required_argument, NULL, O_ORDER }, { "list", no_argument, NULL, O_LIST },
 		{ "print-replay", required_argument, NULL, O_PRINT },
-		{ "verbose", no_argument, NULL, O_VERBOSE }, { "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
+		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "target-ci", required_argument, NULL, O_TARGET },
 		{ "measure-ms", required_argument, NULL, O_MEASURE },
 		{ "warmup-ms", required_argument, NULL, O_WARMMS },
-		{ "placement", required_argument, NULL, O_PLACEMENT }, { NULL, 0, NULL, 0 },
+		{ "placement", required_argument, NULL, O_PLACEMENT }, CLI_LONGOPTS, { NULL, 0, NULL, 0 },
 	};
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
@@ -237,8 +237,8 @@ int run_main(int argc, char **argv)
 	 * number JSON readers keep exactly. */
 	cfg.order_seed = (util_mono_us() ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
 	cfg.warmup_transfers = 1;
-	opterr = 0;   /* one line of our own instead of getopt's and the usage */
-	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
+	/* one line of our own instead of getopt's and the usage */
+	while ((c = getopt_long(argc, argv, CLI_SHORTOPTS, opts, &li)) != -1) {
 		long v = 0;
 		int ms = c == O_MEASURE || c == O_WARMMS;
 		if (c == O_ROUNDS || c == O_WARM || c == O_XFER || c == O_TIMEOUT || ms) {
@@ -313,12 +313,12 @@ int run_main(int argc, char **argv)
 			return 0;
 		case O_PRINT: return print_replay(optarg);
 		case O_VERBOSE: cfg.verbose = 1; break;
-		case O_HELP: usage(stdout); return 0;
-		case O_VERSION: puts("cdpbench " CDPBENCH_VERSION); return 0;
+		case 'h': usage(stdout); return CLI_OK;
+		case 'V': puts("cdpbench " CDPPROXY_VERSION); return CLI_OK;
 		default:
-			fprintf(stderr, "cdpbench: unknown or incomplete option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return 2;
+			cli_bad_option(c, argv, opts, err, sizeof err);
+			fprintf(stderr, "cdpbench: %s\n", err);
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc) {
