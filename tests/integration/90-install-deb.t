@@ -135,7 +135,7 @@ kill -TERM "${pids##* }" 2>/dev/null; wait "${pids##* }" 2>/dev/null; pids=${pid
 
 # cdpproxy --launch, as the quick start prints it, and connectOverCDP.
 # (chroot and env exec: $! is cdpproxy's pid)
-chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin cdpproxy --launch --listen 127.0.0.1:0 \
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin cdpproxy --launch --log /root/rig.jsonl --listen 127.0.0.1:0 \
     2>"$run/launch.err" &
 pids="$pids $!"
 url=""
@@ -169,6 +169,7 @@ echo "$got" | grep -q '"put":200'; ok $? "PUT /proxy/policy {\"name\":\"network-
 echo "$got" | note
 pid=${pids##* }
 kill -TERM "$pid" 2>/dev/null && wait "$pid"; ok $? "cdpproxy exits 0 on SIGTERM"
+grep -q '"method": *"Page.navigate"' "$root/root/rig.jsonl" 2>/dev/null; ok $? "its --log has the client's Page.navigate"
 pids=${pids% *}
 lap "--launch"
 
