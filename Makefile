@@ -67,9 +67,11 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all deps check print-version print-programs FORCE test report unit clean calls-objs asan valgrind fuzz soak bench-proxy bench-instr protocol-table
+.PHONY: all programs deps check print-version print-programs FORCE test report unit clean calls-objs asan valgrind fuzz soak \
+        bench-proxy bench-instr protocol-table install uninstall deb
 PROGRAMS := $(B)/cdpproxy $(B)/cdpproxy-chromium $(TOOLS)
 all: $(PROGRAMS) $(UNIT)
+programs: $(PROGRAMS)
 
 $(B)/version: FORCE
 	@mkdir -p $(@D)
@@ -235,6 +237,90 @@ soak: deps
 	$(MAKE) all
 	SOAK=1 CDPPROXY_BIN=$(B)/cdpproxy B=$(B) \
 	    prove --exec '' --timer tests/integration/70-faults.t tests/integration/71-slow-client.t
+
+# Installing (tools/deb/README.md). The programs look for their data
+# (policies, replays, the bench page) in the source tree they were built in,
+# else in DATADIR, which proxy/base/datadir.c has built in.
+PREFIX  ?= /usr/local
+DATADIR  = $(PREFIX)/share/cdpproxy
+BINDIR   = $(PREFIX)/bin
+MANDIR   = $(PREFIX)/share/man
+# The peers the tests and benchmarks drive (cdp-echo, a fake Chrome;
+# cdp-load; bench-scan) are no user's commands: out of PATH.
+PEERDIR  = $(PREFIX)/lib/cdpproxy
+INSTALL ?= install
+USER_PROGRAMS := cdpproxy cdpproxy-chromium cdpbench cdplog uploadsink
+PEER_PROGRAMS := $(filter-out $(USER_PROGRAMS),$(notdir $(PROGRAMS)))
+# The policies and their schema (cdpproxy-policy.schema.json, which the
+# proxy's list of policies leaves out).
+POLICIES := $(wildcard policies/*.json)
+REPLAYS  := $(wildcard tools/cdpbench/scenario/replays/*.jsonl)
+PAGE     := tools/bench-page/bench.html
+MAN1     := $(wildcard proxy/*/*.1 tools/*.1 tools/*/*.1 policies/*.1)
+MAN5     := $(wildcard proxy/*/*.5 tools/*.5 tools/*/*.5 policies/*.5)
+
+# datadir.o has DATADIR built in: $(B)/gen/datadir changes when it does, so
+# another PREFIX rebuilds that one object and relinks, nothing more.
+$(B)/gen/datadir: FORCE
+	@mkdir -p $(@D) && echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+$(B)/obj/base/datadir.o: $(B)/gen/datadir
+$(B)/obj/base/datadir.o: CFLAGS += -DCDPPROXY_DATADIR='"$(DATADIR)"'
+
+install: programs
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PEERDIR) $(DESTDIR)$(DATADIR)/policies \
+	    $(DESTDIR)$(DATADIR)/replays $(DESTDIR)$(DATADIR)/bench-page
+	$(INSTALL) -m 755 $(addprefix $(B)/,$(USER_PROGRAMS)) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(addprefix $(B)/,$(PEER_PROGRAMS)) $(DESTDIR)$(PEERDIR)
+	$(INSTALL) -m 644 $(POLICIES) $(DESTDIR)$(DATADIR)/policies
+	$(INSTALL) -m 644 $(REPLAYS) $(DESTDIR)$(DATADIR)/replays
+	$(INSTALL) -m 644 $(PAGE) $(DESTDIR)$(DATADIR)/bench-page
+	$(if $(MAN1),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && $(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1)
+	$(if $(MAN5),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man5 && $(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
+
+# What install put there (the same lists), then its own folders if empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(USER_PROGRAMS)) \
+	    $(addprefix $(DESTDIR)$(PEERDIR)/,$(PEER_PROGRAMS)) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/policies/,$(notdir $(POLICIES))) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/replays/,$(notdir $(REPLAYS))) \
+	    $(DESTDIR)$(DATADIR)/bench-page/$(notdir $(PAGE)) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	for d in $(DATADIR)/policies $(DATADIR)/replays $(DATADIR)/bench-page $(DATADIR) $(PEERDIR); do \
+	    [ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
+
+# make deb: $(B)/cdpproxy_VERSION_ARCH.deb, for PREFIX=/usr, built in
+# $(B)/deb with Debian's hardening flags and staged in $(B)/deb/debian/cdpproxy
+# (where dpkg-shlibdeps, which reads the Depends off the binaries, wants it);
+# the control file from tools/deb/control.in.
+DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/-\([0-9]*\)-g/+\1.g/' -e 's/^[0-9a-f]\{7,\}$$/0~g&/' -e 's/^[^0-9]/0~g&/')
+DEB_ARCH    = $(shell dpkg --print-architecture)
+DEB_FLAGS   = $(foreach f,CFLAGS CPPFLAGS LDFLAGS,$(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(f)))
+DEB_STAGE   = $(B)/deb/debian/cdpproxy
+DEB_DOC     = $(DEB_STAGE)/usr/share/doc/cdpproxy
+# Who the package names as its maintainer (a release sets a real address).
+DEB_MAINTAINER ?= the cdpproxy developers <dev@cdpproxy.local>
+deb: deps
+	rm -rf $(B)/deb/debian $(B)/cdpproxy_*.deb && mkdir -p $(DEB_STAGE)/DEBIAN $(DEB_DOC)
+	$(MAKE) B=$(B)/deb PREFIX=/usr EXTRA_CFLAGS="$(DEB_FLAGS)" DESTDIR=$(abspath $(DEB_STAGE)) install
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+	    $(DEB_STAGE)/usr/bin/* $(DEB_STAGE)/usr/lib/cdpproxy/*
+	[ ! -d $(DEB_STAGE)/usr/share/man ] || find $(DEB_STAGE)/usr/share/man -type f -exec gzip -9n {} +
+	{ cat tools/deb/copyright.in; sed -n '/^Permission/,$$p' LICENSE | sed 's/^$$/./; s/^/ /'; } \
+	    > $(DEB_DOC)/copyright
+	{ echo 'cdpproxy ($(DEB_VERSION)) unstable; urgency=medium'; echo; \
+	  echo '  * Built from $(VERSION); what changed: CHANGELOG.md in the source tree.'; echo; \
+	  echo " -- $(DEB_MAINTAINER)  $$(git log -1 --format=%aD 2>/dev/null || date -R)"; } | \
+	    gzip -9n > $(DEB_DOC)/changelog.gz
+	touch $(B)/deb/debian/control
+	deps=$$(cd $(B)/deb && dpkg-shlibdeps -O $$(printf -- '-e%s ' debian/cdpproxy/usr/bin/* debian/cdpproxy/usr/lib/cdpproxy/*) | \
+	    sed -n 's/^shlibs:Depends=//p') && [ -n "$$deps" ] && \
+	sed -e 's/@VERSION@/$(DEB_VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' -e "s/@DEPENDS@/$$deps/" \
+	    -e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' \
+	    -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_STAGE) | cut -f1)/" \
+	    tools/deb/control.in > $(DEB_STAGE)/DEBIAN/control
+	cd $(DEB_STAGE) && find usr -type f -exec md5sum {} + | sort -k2 > DEBIAN/md5sums
+	dpkg-deb --build --root-owner-group $(DEB_STAGE) $(B)/cdpproxy_$(DEB_VERSION)_$(DEB_ARCH).deb
 
 clean:
 	rm -rf $(B)

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev libhttp-parser-dev libxml2-dev
       chromium perl jq curl ca-certificates procps clang libclang-rt-14-dev llvm valgrind nginx-light
       chromium-driver python3 python3-selenium python3-websockets python3-websocket
-      mandoc man-db groff-base python3-jsonschema prometheus prometheus-pushgateway"
+      mandoc man-db groff-base python3-jsonschema prometheus prometheus-pushgateway \
+      dpkg-dev debootstrap"
 [ "${1:-}" = --bench ] && PKGS="$PKGS linux-perf"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

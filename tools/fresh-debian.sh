@@ -29,28 +29,16 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "fresh-debian: needs root (chroot, mounts)" >&2; exit 2; }
 [ ! -e "$dir" ] || { echo "fresh-debian: $dir exists; remove it or give --dir" >&2; exit 2; }
-command -v debootstrap >/dev/null 2>&1 || apt-get install -y -qq debootstrap >&2
 
 cleanup() {
     for m in dev/shm dev/pts sys proc; do umount -l "$dir/$m" 2>/dev/null || true; done
     # --one-file-system: never into a mount that failed to go
-    [ "$keep" = 1 ] || rm -rf --one-file-system "$dir" "$dir.debootstrap.log"
+    [ "$keep" = 1 ] || rm -rf --one-file-system "$dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "fresh-debian: debootstrap bookworm into $dir" >&2
-debootstrap --variant=minbase --include=gpgv,ca-certificates bookworm "$dir" "$mirror" >"$dir.debootstrap.log" 2>&1 ||
-    { cat "$dir.debootstrap.log" >&2; exit 1; }
-rm -f "$dir.debootstrap.log"
-cat >"$dir/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
-EOF
-cp /etc/resolv.conf "$dir/etc/resolv.conf"
-cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/" 2>/dev/null || true
-chroot "$dir" update-ca-certificates >/dev/null 2>&1 || true
+tools/debian-base.sh --create "$dir" --mirror "$mirror"
 # debootstrap's own /dev nodes; a fresh devpts and /dev/shm for Chromium.
 mount -t proc proc "$dir/proc"
 mount -t sysfs sysfs "$dir/sys"   # its own, not a bind: unmounting it leaves the host's alone

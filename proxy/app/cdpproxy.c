@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "http.h"
 #include "proxy.h"
 #include "route.h"
@@ -41,7 +42,8 @@ static void usage(FILE *out)
 	      "                         reloads it, PUT /proxy/policy replaces it\n"
 	      "  --policy-dir DIR       where PUT /proxy/policy {\"name\":N} finds N.json\n"
 	      "                         (default: the --policy file's directory, else the\n"
-	      "                         policies/ directory next to build/)\n"
+	      "                         source tree's policies/ next to build/, else the\n"
+	      "                         installed ones, PREFIX/share/cdpproxy/policies)\n"
 	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not); names\n"
 	      "                         and parameters the protocol lacks are warnings\n"
 	      "  --strict               with --check-policy: a warning fails the check too\n"
@@ -359,7 +361,7 @@ int main(int argc, char **argv)
 	if (policy)
 		print_warnings(policy);
 	if (!cfg.policy_dir)
-		cfg.policy_dir = policy_default_dir(cfg.policy_path, policy_dir, sizeof policy_dir);
+		cfg.policy_dir = datadir_policies(cfg.policy_path, policy_dir, sizeof policy_dir);
 	/* lws's own lines only with --verbose: a stranger's bad request must not
 	 * write to our stderr (lws logs each header overflow as an error). */
 	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : 0, NULL);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "glob.h"
 #include "policy_check.h"
@@ -496,30 +495,4 @@ json_t *policy_json(const struct policy *p)
 	return json_pack("{s:s, s:s, s:o, s:O*, s:O*}", "name", p->name, "source", p->source,
 			 "rules", rules, "inject", json_object_get(p->doc, "inject"), "warnings",
 			 json_array_size(p->warnings) ? p->warnings : NULL);
-}
-
-const char *policy_default_dir(const char *policy_path, char *buf, size_t buflen)
-{
-	char exe[1024];
-	ssize_t n;
-	char *slash;
-
-	if (policy_path) {
-		snprintf(buf, buflen, "%s", policy_path);
-		if ((slash = strrchr(buf, '/')))
-			*slash = '\0';
-		else
-			snprintf(buf, buflen, ".");
-		return buf;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(buf, buflen, "%s/../policies", slash ? exe : ".");
-	/* A build in a folder of build/ (build/asan): the tree's policies. */
-	if (access(buf, F_OK) != 0)
-		snprintf(buf, buflen, "%s/../../policies", slash ? exe : ".");
-	return buf;
 }

@@ -57,10 +57,6 @@ struct policy *policy_load(const char *path, char *err, size_t errlen);
 /* The do-nothing policy: every message passes. */
 struct policy *policy_passthrough(void);
 void policy_free(struct policy *p);
-/* Where a policy switched to by name (NAME.json) is looked for: beside the
- * policy file, else the policies/ directory of the tree this program was
- * built in (next to build/). Written into buf, which is returned. */
-const char *policy_default_dir(const char *policy_path, char *buf, size_t buflen);
 
 /* The first rule matching a message, or NULL (pass). method is not
  * NUL-terminated; target and url may be NULL when unknown. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "datadir.h"
 #include "http.h"
 #include "launch.h"
 #include "policy.h"
@@ -105,7 +106,7 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 		if (!(c->policy = policy_load(v, err, errlen)))
 			return -1;
 	}
-	policy_default_dir(c->policy_path, c->policy_dir, sizeof c->policy_dir);
+	datadir_policies(c->policy_path, c->policy_dir, sizeof c->policy_dir);
 	return 0;
 }
 

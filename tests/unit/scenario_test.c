@@ -11,7 +11,7 @@
 #include "../../tools/cdpbench/scenario/scenario.c"
 #include "tap.h"
 
-static char root[64];
+static char root[64], replays[128], policies[128];
 
 static void write_file(const char *rel, const char *text)
 {
@@ -35,7 +35,7 @@ static void remove_file(const char *rel)
 /* Parses spec into a fresh list; returns its count, or -1 with err filled. */
 static long parse(struct scenario_list *l, const char *spec, char *err)
 {
-	struct scenario_env env = { root };
+	struct scenario_env env = { replays, policies };
 
 	scenario_list_free(l);
 	err[0] = '\0';
@@ -123,7 +123,7 @@ static void test_list_errors(void)
 		  "longer than 63 bytes" },
 	};
 	struct scenario_list l = { NULL, 0 };
-	struct scenario_env env = { root };
+	struct scenario_env env = { replays, policies };
 	char err[512];
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -270,6 +270,8 @@ int main(void)
 	snprintf(root, sizeof root, "/tmp/scenario-test-XXXXXX");
 	if (!mkdtemp(root))
 		return 1;
+	snprintf(replays, sizeof replays, "%s/tools/cdpbench/scenario/replays", root);
+	snprintf(policies, sizeof policies, "%s/policies", root);
 	snprintf(dir, sizeof dir, "%s/tools", root);
 	mkdir(dir, 0700);
 	snprintf(dir, sizeof dir, "%s/tools/cdpbench", root);

@@ -1,18 +1,15 @@
 /* uploadsink: an HTTP sink for upload benchmarks: serves the bench page, counts
  * and times uploads, serves downloads, and keeps what each page reports. */
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "http1.h"
 #include "sink.h"
 #include "util.h"
-
-#define PAGE_REL "tools/bench-page/bench.html"
 
 static void usage(FILE *out)
 {
@@ -20,30 +17,15 @@ static void usage(FILE *out)
 	      "An HTTP sink for upload benchmarks.\n\n"
 	      "  --listen HOST:PORT  where to listen (default 127.0.0.1:8090; port 0 picks a\n"
 	      "                      free one); the address is printed on stderr\n"
-	      "  --page FILE         the bench page (default " PAGE_REL " in the\n"
-	      "                      source tree next to the binary, or under the current\n"
-	      "                      directory)\n"
+	      "  --page FILE         the bench page (default " DATADIR_PAGE_TREE " in\n"
+	      "                      the source tree next to the binary, else the installed\n"
+	      "                      " DATADIR_PAGE ")\n"
 	      "  --quiet             no line per transfer on stdout\n"
 	      "  -h, --help          this text\n"
 	      "  -V, --version       the version\n\n"
 	      "Routes: GET /bench.html?trial=T&body=u8&bytes=N&n=3 (the page), POST /upload\n"
 	      "(counted, then dropped), GET /download?bytes=N, POST /result?trial=T (the\n"
 	      "page's numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
-}
-
-/* The default page: next to the binary (build/../tools/...) or under the cwd. */
-static void default_page(char *out, size_t outlen)
-{
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(out, outlen, "%s/../%s", dirname(exe), PAGE_REL);
-		if (access(out, R_OK) == 0)
-			return;
-	}
-	snprintf(out, outlen, "%s", PAGE_REL);
 }
 
 int main(int argc, char **argv)
@@ -94,7 +76,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!*page_path)
-		default_page(page_path, sizeof page_path);
+		datadir_path(DATADIR_PAGE_TREE, DATADIR_PAGE, page_path, sizeof page_path);
 	if (!(page = util_read_file(page_path, &page_len, err, sizeof err))) {
 		fprintf(stderr, "uploadsink: %s (use --page FILE)\n", err);
 		return 1;

@@ -17,7 +17,7 @@
 #include "audit_findings.h"
 #include "audit_view.h"
 #include "cli.h"
-#include "policy.h"
+#include "datadir.h"
 #include "report.h"
 #include "rounds.h"
 #include "util.h"
@@ -59,7 +59,7 @@ static int parse_arms(struct audit *a, const char *spec)
 {
 	char *copy = xstrdup(spec), *save = NULL, path[BENCH_PATH_MAX + 64], dir[1100];
 
-	policy_default_dir(NULL, dir, sizeof dir);
+	datadir_policies(NULL, dir, sizeof dir);
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct audit_arm *arm;
 		const char *slash = strrchr(tok, '/'), *file = slash ? slash + 1 : tok;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "datadir.h"
 
 const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
 const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
@@ -31,7 +31,7 @@ volatile sig_atomic_t *bench_catch_signals(void)
 
 void bench_find_dirs(struct bench_config *cfg)
 {
-	char exe[BENCH_PATH_MAX], probe[BENCH_PATH_MAX + 64];
+	char exe[BENCH_PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
 	if (n <= 0)
@@ -39,9 +39,7 @@ void bench_find_dirs(struct bench_config *cfg)
 	else
 		exe[n] = '\0';
 	snprintf(cfg->bindir, sizeof cfg->bindir, "%s", dirname(exe));
-	snprintf(probe, sizeof probe, "%s/../" SCENARIO_REPLAYS, cfg->bindir);
-	if (access(probe, R_OK) == 0 && strlen(cfg->bindir) + 4 < sizeof cfg->root)
-		snprintf(cfg->root, sizeof cfg->root, "%.*s/..", (int)sizeof cfg->root - 4, cfg->bindir);
-	else if (!getcwd(cfg->root, sizeof cfg->root))
-		snprintf(cfg->root, sizeof cfg->root, ".");
+	datadir_path(DATADIR_REPLAYS_TREE, DATADIR_REPLAYS, cfg->replays, sizeof cfg->replays);
+	datadir_policies(NULL, cfg->policies, sizeof cfg->policies);
+	datadir_path(DATADIR_PAGE_TREE, DATADIR_PAGE, cfg->page, sizeof cfg->page);
 }

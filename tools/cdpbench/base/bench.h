@@ -12,7 +12,9 @@
 #define BENCH_PATH_MAX 2048
 
 struct bench_config {
-	char root[BENCH_PATH_MAX];       /* the source tree: replays, policies, the page */
+	char replays[BENCH_PATH_MAX];    /* the built-in scenarios' replays */
+	char policies[BENCH_PATH_MAX];   /* and their policies */
+	char page[BENCH_PATH_MAX];       /* the bench page uploadsink serves */
 	char bindir[BENCH_PATH_MAX];     /* where uploadsink and cdpproxy are */
 	char out_dir[BENCH_PATH_MAX];
 	const char *chromium;
@@ -36,8 +38,9 @@ struct bench_config {
 extern const char *const bench_bodies[];
 extern const size_t bench_nbodies;
 
-/* bindir: where this binary is (absolute); root: the source tree next to
- * it (found by its replays), or the cwd. */
+/* bindir: where this binary is (absolute); the replays, the policies and
+ * the page: the source tree's it was built in, else the installed ones
+ * (datadir_path). */
 void bench_find_dirs(struct bench_config *cfg);
 /* From now on SIGINT and SIGTERM set the flag returned; SIGPIPE is
  * ignored. */

@@ -207,7 +207,7 @@ int run_main(int argc, char **argv)
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
-	char **replays = NULL, err[512], page[BENCH_PATH_MAX + 64], sink_bin[BENCH_PATH_MAX + 16];
+	char **replays = NULL, err[512], sink_bin[BENCH_PATH_MAX + 16];
 	int nreplays = 0, c, li = 0, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1;
 	int rc = 1;
 	double mib = -1, budget = -1, target = 0.1;
@@ -337,7 +337,8 @@ int run_main(int argc, char **argv)
 	cfg.budget_s = budget >= 0 ? budget : rounds > 0 ? 0 : mode->budget_s;
 	cfg.target_ci = target;
 	bench_find_dirs(&cfg);
-	env.root = cfg.root;
+	env.replays = cfg.replays;
+	env.policies = cfg.policies;
 	rep.notes = json_array();
 	if (scen_spec || mode == &mode_quick) {
 		if (scenario_parse_list(&scen, scen_spec ? scen_spec : scenario_quick_spec, &env, err,
@@ -384,9 +385,8 @@ int run_main(int argc, char **argv)
 	}
 
 	snprintf(sink_bin, sizeof sink_bin, "%s/uploadsink", cfg.bindir);
-	snprintf(page, sizeof page, "%s/tools/bench-page/bench.html", cfg.root);
 	{
-		char *sargv[] = { sink_bin, "--listen", "127.0.0.1:0", "--quiet", "--page", page, NULL };
+		char *sargv[] = { sink_bin, "--listen", "127.0.0.1:0", "--quiet", "--page", cfg.page, NULL };
 		if (child_start(&sink, "uploadsink", sargv, 10000, err, sizeof err) < 0) {
 			fprintf(stderr, "cdpbench: %s\n", err);
 			goto out;

@@ -36,7 +36,7 @@ static const struct builtin {
 	const char *name, *about;
 	enum scenario_kind kind;
 	const char *domain, *params;    /* one X.enable with params */
-	const char *replay;             /* SCENARIO_REPLAYS/NAME.jsonl */
+	const char *replay;             /* replays/NAME.jsonl */
 	const char *policy;             /* via cdpproxy: policies/NAME.json ("" for none) */
 	const char *aa_with;
 } builtins[] = {
@@ -174,14 +174,14 @@ static int from_builtin(struct scenario *s, const struct builtin *b, const struc
 		cmd_add(s, method, b->params);
 	}
 	if (b->replay) {
-		snprintf(path, sizeof path, "%s/" SCENARIO_REPLAYS "/%s.jsonl", env->root, b->replay);
+		snprintf(path, sizeof path, "%s/%s.jsonl", env->replays, b->replay);
 		if (load_replay_into(s, path, err, errlen) < 0)
 			return -1;
 	}
 	if (b->policy) {
 		s->via_proxy = 1;
 		if (*b->policy) {
-			snprintf(path, sizeof path, "%s/policies/%s.json", env->root, b->policy);
+			snprintf(path, sizeof path, "%s/%s.json", env->policies, b->policy);
 			FILE *f = fopen(path, "r");
 			if (!f) {
 				snprintf(err, errlen, "%s needs %s, which does not exist", b->name, path);

@@ -44,11 +44,11 @@ struct scenario_list {
 	size_t n;
 };
 
-/* Where built-in scenarios find their files: root/SCENARIO_REPLAYS/NAME.jsonl
- * and root/policies/NAME.json. */
-#define SCENARIO_REPLAYS "tools/cdpbench/scenario/replays"
+/* Where built-in scenarios find their files: replays/NAME.jsonl and
+ * policies/NAME.json. */
 struct scenario_env {
-	const char *root;
+	const char *replays;
+	const char *policies;
 };
 
 /* Appends the scenarios a comma-separated spec names, in order:
