@@ -422,7 +422,7 @@ int policy_may_match(const struct policy *p, enum policy_kind kind,
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct policy_rule *r = &p->rules[i];
-		if ((r->kinds & kind) && (!method || policy_glob(r->method, method, mlen)))
+		if ((r->kinds & kind) && (!method || glob_match(r->method, method, mlen)))
 			return 1;
 	}
 	return 0;
