@@ -60,7 +60,7 @@ sources() {
     wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
-        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c ;;
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     access) echo proxy/cdp/access.c ;;
     redact) echo proxy/cdp/redact.c proxy/base/util.c ;;
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;

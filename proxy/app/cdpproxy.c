@@ -87,7 +87,7 @@ static void on_signal(int sig)
 		reload = 1;
 	else
 		stop = 1;
-	if (px.ctx)
+	if (px.ctx && !px.ctx_gone)   /* a second signal while it stops */
 		lws_cancel_service(px.ctx);
 }
 

@@ -274,6 +274,7 @@ void proxy_stop(struct proxy *px)
 		core_new_round(&px->core);   /* each read reads the clock */
 		lws_service(px->ctx, 10);
 	}
+	px->ctx_gone = 1;
 	lws_context_destroy(px->ctx);
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <signal.h>
 #include <libwebsockets.h>
 
 #include "access.h"
@@ -67,6 +68,9 @@ struct proxy_config {
 struct proxy {
 	struct proxy_config cfg;
 	struct lws_context *ctx;
+	/* Set before ctx is destroyed: a signal handler that would wake the
+	 * loop (lws_cancel_service) must not touch ctx once this is set. */
+	volatile sig_atomic_t ctx_gone;
 	struct lws_vhost *vhost;
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */

@@ -422,7 +422,7 @@ static struct proxy *served;
 
 static void wake_served(void)
 {
-	if (served && served->ctx)
+	if (served && served->ctx && !served->ctx_gone)
 		lws_cancel_service(served->ctx);
 }
 
