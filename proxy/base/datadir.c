@@ -27,6 +27,8 @@ static int find(const char *exe, const char *datadir, const char *tree_rel,
 	char dir[4096], mark[4200];
 	const char *slash = strrchr(exe, '/');
 
+	if (!buf || !buflen)
+		return -1;
 	if (slash && (size_t)(slash - exe) < sizeof dir) {
 		/* build/NAME: the tree is one up; build/asan/NAME, build/t/NAME: two. */
 		for (int up = 1; up <= 2; up++) {
