@@ -64,13 +64,12 @@ static double round_ns(const struct sample *s, int with_jansson)
 	return (double)(util_mono_us() - t0) * 1000.0 / (double)s->reps;
 }
 
-int main(int argc, char **argv)
+/* The messages timed, made after the options are read (nothing to free on
+ * -h or a bad flag). */
+#define SAMPLES 4
+static size_t samples_make(struct sample *out)
 {
-	static const struct option opts[] = { CLI_LONGOPTS, { NULL, 0, NULL, 0 } };
-	char err[256];
-	long rounds = 7;
-	int c;
-	struct sample samples[] = {
+	const struct sample samples[SAMPLES] = {
 		{ "command 150 B", pad("{\"id\":123456,\"method\":\"Runtime.evaluate\",\"params\":"
 				       "{\"expression\":\"", 70, "\",\"returnByValue\":true}}"), 0, 400000 },
 		{ "response 150 B", pad("{\"id\":123456,\"result\":{\"result\":{\"type\":\"string\","
@@ -84,6 +83,17 @@ int main(int argc, char **argv)
 		{ "result 4 MiB", pad("{\"id\":7,\"result\":{\"data\":\"", LARGE, "\"}}"), 0, 40 },
 	};
 	size_t n = sizeof samples / sizeof samples[0];
+
+	memcpy(out, samples, sizeof samples);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_LONGOPTS, { NULL, 0, NULL, 0 } };
+	char err[256];
+	long rounds = 7;
+	int c;
 
 	while ((c = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
@@ -104,6 +114,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-scan: %s (see --help)\n", argc - optind > 1 ? "one ROUNDS at most" : err);
 		return CLI_USAGE;
 	}
+
+	struct sample samples[SAMPLES];
+	size_t n = samples_make(samples);
 
 	printf("bench-scan: %ld rounds, medians; scan = proxy/cdp/scan.c, jansson = json_loadb\n", rounds);
 	printf("%-16s %12s %12s %10s %10s %8s\n", "message", "scan ns", "jansson ns", "scan MB/s",
