@@ -272,9 +272,10 @@ test('SIGTERM again and again while it stops: exit 0 every time, never a crash',
   for (let i = 0; i < runs; i++) {
     const p = await h.startProxy({ upstreamPort: port });
     const exited = new Promise((resolve) => p.child.once('exit', (code, signal) => resolve({ code, signal })));
-    // A shell, not this process, sends them: node reaps its child only
-    // between turns of its own loop.
-    spawnSync('sh', ['-c', 'kill -TERM $1; n=0; while kill -TERM $1 2>/dev/null && [ $n -lt 200000 ]; do n=$((n+1)); done', '_', String(p.pid)],
+    // A shell sends them as fast as it can until the proxy has exited (a
+    // zombie: this process reaps it only after spawnSync returns).
+    spawnSync('sh', ['-c', 'p=$1; kill -TERM $p; while kill -TERM $p 2>/dev/null; do ' +
+      'read -r s < /proc/$p/stat || break; s=${s##*) }; [ "${s%% *}" = Z ] && break; done', '_', String(p.pid)],
       { timeout: 20000 });
     ends.push(await exited);
     p.removeDir && p.removeDir();
