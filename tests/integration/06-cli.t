@@ -105,6 +105,17 @@ for (const c of cases) {
   });
 }
 
+test('cdp-load: a whole-number flag that is not one is refused with the flag, exit 2', () => {
+  const int = 'from 1 to 2147483647';
+  const n = 'of at least 0';
+  for (const [flag, val, want] of [['--connections', 'x', int], ['--in-flight', '0', int],
+    ['--count', '-1', n], ['--flood', '3x', n], ['--seed', '', n]]) {
+    const r = run(path.join(B, 'cdp-load'), [flag, val, 'ws://127.0.0.1:9/']);
+    assert.equal(r.status, 2, `${flag} ${val}: exit 2 (${r.stderr})`);
+    assert.equal(r.stderr, `cdp-load: ${flag} wants a number ${want}, not '${val}'\n`);
+  }
+});
+
 test('cdpproxy-chromium: --help and --version are the browser\'s', () => {
   const dir = h.tmpdir('cdpproxy-cli-');
   try {

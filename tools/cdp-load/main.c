@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,6 +222,36 @@ static uint64_t mix_max(const struct size_mix *m)
 	return max;
 }
 
+/* The whole-number options: a bad number is refused with its flag, not read as 0. */
+static int parse_count(int o, const char *arg, struct load_cfg *cfg, char *err, size_t errlen)
+{
+	static const struct { int o; const char *flag; long lo; } f[] = {
+		{ 'c', "--connections", 1 }, { 'w', "--in-flight", 1 }, { 'n', "--count", 0 },
+		{ 'S', "--seed", 0 }, { 'f', "--flood", 0 },
+	};
+	long v;
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		if (f[i].o != o)
+			continue;
+		if (util_parse_long(f[i].flag, arg, f[i].lo, o == 'c' || o == 'w' ? INT_MAX : LONG_MAX,
+				    &v, err, errlen) < 0)
+			return -1;
+		if (o == 'c')
+			cfg->connections = (int)v;
+		else if (o == 'w')
+			cfg->in_flight = (int)v;
+		else if (o == 'n')
+			cfg->count = (uint64_t)v;
+		else if (o == 'S')
+			cfg->seed = (uint64_t)v;
+		else
+			cfg->flood = (uint64_t)v;
+		return 0;
+	}
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **json,
 		      int *quiet, char *err, size_t errlen)
 {
@@ -249,14 +280,17 @@ static int parse_args(int argc, char **argv, struct load_cfg *cfg, const char **
 
 	while ((o = getopt_long(argc, argv, CLI_SHORTOPTS, opts, NULL)) != -1) {
 		switch (o) {
-		case 'c': cfg->connections = atoi(optarg); break;
-		case 'w': cfg->in_flight = atoi(optarg); break;
-		case 'n': cfg->count = strtoull(optarg, NULL, 10); break;
+		case 'c':
+		case 'w':
+		case 'n':
+		case 'S':
+		case 'f':
+			if (parse_count(o, optarg, cfg, err, errlen) < 0)
+				return -1;
+			break;
 		case 'd': cfg->duration = atof(optarg); break;
 		case 't': cfg->timeout = atof(optarg); break;
 		case 'r': cfg->rate = atof(optarg); break;
-		case 'S': cfg->seed = strtoull(optarg, NULL, 10); break;
-		case 'f': cfg->flood = strtoull(optarg, NULL, 10); break;
 		case 'm': cfg->method = optarg; break;
 		case 'p': cfg->params = optarg; break;
 		case 'j': *json = optarg; break;
