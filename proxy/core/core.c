@@ -61,8 +61,12 @@ void core_install_policy(struct core *core, struct policy *p, const char *source
 	core->policy_since_us = util_now_us();
 	if (core->log) {
 		log_set_gen(core->log, core->policy_gen);
-		log_event(core->log, 0, "policy", json_pack("{s:o, s:o, s:s}", "name",
-			  util_json_str(p->name), "source", util_json_str(p->source), "via", source));
+		json_t *rec = json_pack("{s:o, s:o, s:s}", "name", util_json_str(p->name), "source",
+					util_json_str(p->source), "via", source);
+
+		if (json_array_size(p->warnings))
+			json_object_set(rec, "warnings", p->warnings);
+		log_event(core->log, 0, "policy", rec);
 	}
 	if (core->tail)
 		tail_note(core->tail, "policy", 0, p->name, core->policy_since_us);

@@ -300,6 +300,7 @@ test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the 
     launch: tmp.launcher, args: ['--policy', path.join(POLICY_DIR, 'no-network.json'), '--policy-dir', POLICY_DIR, '--', marker],
   });
   let result;
+  let records;
   try {
     assert.ok(fs.existsSync(tmp.trace), 'the launcher ran');
     const running = pgrep(marker).filter((p) => p !== proxy.pid);
@@ -336,11 +337,16 @@ test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the 
     assert.equal(r.json.policy.warnings, undefined, 'no warnings: no key');
   } finally {
     result = await proxy.stop();
+    records = h.readLog(proxy.logPath);
     proxy.removeDir();
   }
   assert.equal(result.code, 0, `proxy exit 0: ${result.stderr}`);
   assert.deepEqual(result.leftover, [], 'nothing it started outlives it');
   assert.deepEqual(pgrep(marker), [], 'its Chromium is gone');
+  const policies = records.filter((x) => x.kind === 'policy').map((x) => [x.name, x.via, x.warnings]);
+  assert.deepEqual(policies, [['no-network', 'start', undefined],
+    ['typo', 'PUT', ["PUT /proxy/policy: $.rules[0].method: 'Network.enabel' is not a command of the protocol (did you mean Network.enable?)"]],
+    ['passthrough', 'PUT', undefined]], 'the log has each switch, with its warnings when it had any');
 });
 
 test('remove the scratch directory', ALL, async () => {
