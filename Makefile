@@ -104,9 +104,9 @@ $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*/*.d)
 
-# One object per .c file that the programs link from source (the main()s, the
-# tools' own files, subfolders included), only for the call-cycle test
-# (02-calls.t), which reads what each defines and uses; a tool sees all of its
+# One object per .c file of the main()s and the tools' own files (subfolders
+# included): the tools are linked from them, and the call-cycle test
+# (02-calls.t) reads what each defines and uses; a tool sees all of its
 # folders.
 CALLS_OBJ := $(patsubst proxy/%.c,$(B)/obj/%.o,$(wildcard proxy/app/*.c)) \
              $(patsubst %.c,$(B)/obj/%.o,$(filter-out tools/common/%,$(shell find tools -mindepth 2 -name '*.c')))
@@ -144,12 +144,14 @@ $(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
+# Linked from the objects calls-objs builds (one per source, each rebuilt
+# when a header it includes changes), so no source is compiled twice; those
+# that print the version are rebuilt when it changes.
 .SECONDEXPANSION:
-$(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
-        $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
-	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
-	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c tools/$(1)/*/*.c))
+$(patsubst %.c,$(B)/obj/%.o,$(shell grep -l CDPPROXY_VERSION $(wildcard tools/*/*.c tools/*/*/*.c))): $(B)/version
+$(B)/%: $$(call tool_objs,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) -o $@ $(call tool_objs,$*) $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
 print-layers: ; @echo $(LAYERS)
