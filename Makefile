@@ -104,9 +104,9 @@ $(B)/obj/dashboard_html.o: $(B)/gen/dashboard_html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*/*.d)
 
-# One object per .c file that the programs link from source (the main()s, the
-# tools' own files, subfolders included), only for the call-cycle test
-# (02-calls.t), which reads what each defines and uses; a tool sees all of its
+# One object per .c file of the main()s and the tools' own files (subfolders
+# included): the tools are linked from them, and the call-cycle test
+# (02-calls.t) reads what each defines and uses; a tool sees all of its
 # folders.
 CALLS_OBJ := $(patsubst proxy/%.c,$(B)/obj/%.o,$(wildcard proxy/app/*.c)) \
              $(patsubst %.c,$(B)/obj/%.o,$(filter-out tools/common/%,$(shell find tools -mindepth 2 -name '*.c')))
@@ -144,12 +144,14 @@ $(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
+# Linked from the objects calls-objs builds (one per source, each rebuilt
+# when a header it includes changes), so no source is compiled twice; those
+# that print the version are rebuilt when it changes.
 .SECONDEXPANSION:
-$(B)/%: $$(wildcard tools/$$*/*.c tools/$$*/*/*.c) $$(wildcard tools/$$*/*.h tools/$$*/*/*.h) $(wildcard tools/common/*.h) \
-        $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(PROXY_INC) -Itools/$* $(addprefix -I,$(sort $(dir $(wildcard tools/$*/*/*.h)))) -Itools/common \
-	    $(call cflags,$(LIBS_$*)) -o $@ $(wildcard tools/$*/*.c tools/$*/*/*.c) \
-	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c tools/$(1)/*/*.c))
+$(patsubst %.c,$(B)/obj/%.o,$(shell grep -l CDPPROXY_VERSION $(wildcard tools/*/*.c tools/*/*/*.c))): $(B)/version
+$(B)/%: $$(call tool_objs,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) -o $@ $(call tool_objs,$*) $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
 print-layers: ; @echo $(LAYERS)
@@ -169,13 +171,16 @@ report: deps
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
 # prove runs the files that load the machine or hold tight time bounds first,
-# one at a time, then the others JOBS at a time (tests/integration/lib/testrules.yml).
+# one at a time, then the others TEST_JOBS at a time, the longest first
+# (tests/integration/lib/testrules.yml). Those mostly wait on Chromium, so
+# on 2 cores 4 at a time keep both busy (3 left one idle half the time).
 JOBS  ?= 3
+TEST_JOBS ?= 4
 PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
 TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
 test: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
-	$(TEST_ENV) $(PROVE) -j$(JOBS) $(UNIT) tests/integration/*.t
+	$(TEST_ENV) $(PROVE) -j$(TEST_JOBS) $(UNIT) tests/integration/*.t
 
 # The edit-compile-test loop: the build, the unit tests and the integration
 # tests that start no browser (not the fuzz smoke: clang builds, 90 s), with
@@ -296,13 +301,20 @@ uninstall:
 DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/-\([0-9]*\)-g/+\1.g/' -e 's/^[0-9a-f]\{7,\}$$/0~g&/' -e 's/^[^0-9]/0~g&/')
 DEB_ARCH    = $(shell dpkg --print-architecture)
 DEB_FLAGS   = $(foreach f,CFLAGS CPPFLAGS LDFLAGS,$(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(f)))
+# The package's objects go through ccache when it is there (tools/deps.sh
+# installs it): a source compiled before with the same flags, in any clone
+# (CCACHE_BASEDIR, and Debian's -ffile-prefix-map, leave no path of the clone
+# in what is hashed), is not compiled again; what ccache returns is what the
+# compiler gave for the same input.
+DEB_CC      = $(if $(shell command -v ccache),ccache $(CC),$(CC))
 DEB_STAGE   = $(B)/deb/debian/cdpproxy
 DEB_DOC     = $(DEB_STAGE)/usr/share/doc/cdpproxy
 # Who the package names as its maintainer (a release sets a real address).
 DEB_MAINTAINER ?= the cdpproxy developers <dev@cdpproxy.local>
 deb: deps
 	rm -rf $(B)/deb/debian $(B)/cdpproxy_*.deb && mkdir -p $(DEB_STAGE)/DEBIAN $(DEB_DOC)
-	$(MAKE) B=$(B)/deb PREFIX=/usr EXTRA_CFLAGS="$(DEB_FLAGS)" DESTDIR=$(abspath $(DEB_STAGE)) install
+	CCACHE_BASEDIR=$(CURDIR) $(MAKE) B=$(B)/deb PREFIX=/usr CC="$(DEB_CC)" EXTRA_CFLAGS="$(DEB_FLAGS)" \
+	    DESTDIR=$(abspath $(DEB_STAGE)) install
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	    $(DEB_STAGE)/usr/bin/* $(DEB_STAGE)/usr/lib/cdpproxy/*
 	[ ! -d $(DEB_STAGE)/usr/share/man ] || find $(DEB_STAGE)/usr/share/man -type f -exec gzip -9n {} +

@@ -10,7 +10,7 @@ PKGS="build-essential pkg-config libwebsockets-dev libjansson-dev libevent-dev l
       chromium perl jq curl ca-certificates procps clang libclang-rt-14-dev llvm valgrind nginx-light
       chromium-driver python3 python3-selenium python3-websockets python3-websocket
       mandoc man-db groff-base python3-jsonschema prometheus prometheus-pushgateway \
-      dpkg-dev debootstrap"
+      dpkg-dev debootstrap ccache"
 [ "${1:-}" = --bench ] && PKGS="$PKGS linux-perf"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

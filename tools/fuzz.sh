@@ -60,14 +60,14 @@ sources() {
     wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
-        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     access) echo proxy/cdp/access.c ;;
-    redact) echo proxy/cdp/redact.c proxy/base/util.c ;;
+    redact) echo proxy/cdp/redact.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/base/util.c ;;
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
-        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/obs/stats.c \
+        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     # audit_junit.c is included by the driver itself (its statics).
     junit) echo proxy/base/util.c ;;
@@ -90,12 +90,55 @@ max_len() {
     case "$1" in scan|wsleg|redact|pipe|junit) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
 }
 
-mkdir -p "$build/logs"
+# Each source is compiled once into $build/obj (a proxy module the drivers
+# share, once for all of them), again only when it or a header it includes
+# (clang -MMD) is newer than its object, or when the compiler or its flags
+# changed ($build/obj/flags); each driver is linked from its objects.
+# A proxy module sees only the common flags; a driver and a tool's sources
+# also get that driver's extra_flags.
+objdir=$build/obj
+mkdir -p "$build/logs" "$objdir"
+stamp="$($CC --version | head -n 1) $CFLAGS"
+if [ "$(cat "$objdir/flags" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$objdir" && mkdir -p "$objdir" && printf '%s\n' "$stamp" >"$objdir/flags"
+fi
+# fresh OBJ: OBJ exists and nothing it was built from (OBJ.d, and this
+# script, whose lists and flags say how) is newer.
+fresh() {
+    [ -f "$1" ] && [ -f "$1.d" ] && [ ! tools/fuzz.sh -nt "$1" ] || return 1
+    for f in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$1.d"); do
+        [ "$f" -nt "$1" ] && return 1
+    done
+    return 0
+}
+# compile DRIVER SOURCE: prints the object's path; 1 if it does not build.
+compile() {
+    o=$objdir/${2%.c}.o
+    case "$2" in proxy/*) flags="" ;; *) flags=$(extra_flags "$1") ;; esac
+    if ! fresh "$o"; then
+        mkdir -p "${o%/*}"
+        # shellcheck disable=SC2086 # word splitting is wanted
+        $CC $CFLAGS $flags -MMD -MF "$o.d" -c -o "$o.tmp" "$2" >>"$build/logs/$1.build.log" 2>&1 || return 1
+        mv "$o.tmp" "$o"
+    fi
+    echo "$o"
+}
 for d in $drivers; do
-    # shellcheck disable=SC2046 # word splitting is wanted
-    if ! $CC $CFLAGS $(extra_flags "$d") -o "$build/fuzz_$d" "tests/fuzz/fuzz_$d.c" $(sources "$d") $LIBS \
-            $(extra_libs "$d") \
-            >"$build/logs/$d.build.log" 2>&1; then
+    : >"$build/logs/$d.build.log"
+    objs="" built=1
+    for src in "tests/fuzz/fuzz_$d.c" $(sources "$d"); do
+        o=$(compile "$d" "$src") || { built=0; break; }
+        objs="$objs $o"
+    done
+    # shellcheck disable=SC2046,SC2086
+    if [ $built = 1 ]; then
+        relink=0
+        for o in $objs; do [ "$o" -nt "$build/fuzz_$d" ] && relink=1; done
+        [ -f "$build/fuzz_$d" ] || relink=1
+        [ $relink = 0 ] || $CC $CFLAGS -o "$build/fuzz_$d" $objs $LIBS $(extra_libs "$d") \
+            >>"$build/logs/$d.build.log" 2>&1 || built=0
+    fi
+    if [ $built = 0 ]; then
         cat "$build/logs/$d.build.log" >&2
         echo "fuzz $d: does not build with $CC (needs libFuzzer: Debian libclang-rt-14-dev)" >&2
         exit 2

@@ -195,72 +195,6 @@ test('Prometheus scrapes /proxy/metrics during a Playwright session: Network.ena
   }
 });
 
-// A client frame: masked, as a client's must be.
-function frame(payload) {
-  const mask = crypto.randomBytes(4);
-  const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length])
-    : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-  const body = Buffer.from(payload);
-  for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
-  return Buffer.concat([head, mask, body]);
-}
-
-// A raw WebSocket to the proxy; resolves the socket after the 101.
-function rawUpgrade(port, wsPath) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1');
-    let head = '';
-    s.on('error', reject);
-    s.on('connect', () => s.write(`GET ${wsPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
-      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
-      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\n\r\n`));
-    const onData = (d) => {
-      head += d.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      s.off('data', onData);
-      if (!head.startsWith('HTTP/1.1 101')) reject(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
-      else resolve(s);
-    };
-    s.on('data', onData);
-  });
-}
-
-// Sends names.length commands {"id", "method": name} over sock, at most
-// WINDOW unanswered (cdp-echo answers each); resolves when all are.
-function flood(sock, names, firstId) {
-  const WINDOW = 4000, BATCH = 500;
-  let sent = 0, answered = 0, buf = Buffer.alloc(0);
-  return new Promise((resolve, reject) => {
-    const more = () => {
-      while (sent < names.length && sent - answered < WINDOW) {
-        const frames = [];
-        for (let i = 0; i < BATCH && sent < names.length; i++, sent++) {
-          frames.push(frame(`{"id":${firstId + sent},"method":"${names[sent]}"}`));
-        }
-        sock.write(Buffer.concat(frames));
-      }
-    };
-    const onData = (d) => {
-      buf = buf.length ? Buffer.concat([buf, d]) : d;
-      let off = 0;
-      for (;;) {
-        if (buf.length - off < 2) break;
-        let len = buf[off + 1] & 127, headLen = 2;
-        if (len === 126) { if (buf.length - off < 4) break; len = buf.readUInt16BE(off + 2); headLen = 4; }
-        if (buf.length - off < headLen + len) break;
-        off += headLen + len;
-        answered++;
-      }
-      buf = buf.subarray(off);
-      if (answered >= names.length) { sock.off('data', onData); sock.off('close', onClose); resolve(); } else more();
-    };
-    const onClose = () => reject(new Error(`closed after ${answered} answers`));
-    sock.on('data', onData);
-    sock.on('close', onClose);
-    more();
-  });
-}
-
 // GET /proxy/metrics n times: {body, median ms, times}.
 async function timedMetrics(url, n, headers) {
   const times = [];
@@ -286,14 +220,16 @@ test('100,000 distinct method names: /proxy/metrics keeps its length, answers in
     const url = `${proxy.httpURL}/proxy/metrics`;
     assert.equal((await h.httpRequest(url)).status, 401, 'without the token: 401, as /proxy/stats');
     assert.equal((await h.httpRequest(`${url}?token=${TOKEN}`)).status, 200, '?token= does');
-    const sock = await rawUpgrade(proxy.port, `/devtools/browser/names?token=${TOKEN}`);
+    const sock = await h.rawUpgrade(proxy.port, `/devtools/browser/names?token=${TOKEN}`);
     const salt = crypto.randomBytes(6).toString('hex');
     const names = (from, to) => Array.from({ length: to - from },
       (_, i) => `D${(from + i) % 97}${salt}.m${crypto.createHash('md5').update(`${salt}${from + i}`).digest('hex')}`);
-    await flood(sock, ['Network.enable', 'Page.navigate', ...names(0, FIRST)], 1);
+    const first = ['Network.enable', 'Page.navigate', ...names(0, FIRST)];
+    await h.floodCommands(sock, first.length, (i) => first[i], 1);
     const before = await timedMetrics(url, 7, auth);
     const t0 = Date.now();
-    await flood(sock, names(FIRST, N), FIRST + 3);
+    const rest = names(FIRST, N);
+    await h.floodCommands(sock, rest.length, (i) => rest[i], FIRST + 3);
     t.diagnostic(`${N - FIRST} more distinct names answered through the proxy in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const after = await timedMetrics(url, 7, auth);
     const lines = (s) => s.split('\n').length;

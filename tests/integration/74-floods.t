@@ -13,7 +13,6 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
 const h = require('./lib/harness');
 
@@ -28,38 +27,6 @@ let env;
 function statusKiB(pid, field) {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m[1]);
-}
-
-// A client frame: masked, as a client's must be.
-function frame(opcode, payload) {
-  const mask = crypto.randomBytes(4);
-  const head = payload.length < 126 ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
-    : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-  const body = Buffer.from(payload);
-  for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
-  return Buffer.concat([head, mask, body]);
-}
-
-// A WebSocket through the proxy on a raw socket that is never read after
-// the 101: the client that does not read.
-function rawUpgrade(port, wsPath) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1');
-    let head = '';
-    s.on('error', reject);
-    s.on('connect', () => s.write(`GET ${wsPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
-      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
-      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\n\r\n`));
-    const onData = (d) => {
-      head += d.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      s.off('data', onData);
-      s.pause();   // from here on, nothing is read
-      if (!head.startsWith('HTTP/1.1 101')) reject(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
-      else resolve(s);
-    };
-    s.on('data', onData);
-  });
 }
 
 // Writes chunk after chunk while the socket takes them, up to maxBytes or
@@ -109,8 +76,8 @@ for (const [name, payload] of [['empty', Buffer.alloc(0)], ['125-byte', Buffer.a
   test(`a flood of ${name} pings from a client that never reads: the client is paused, memory bounded`, ALL, async () => {
     const base = statusKiB(env.proxy.pid, 'VmRSS');
     const version = await h.getJSON(`${env.endpoint}/json/version`);
-    const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
-    const one = frame(0x9, payload);
+    const sock = await h.rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname, { paused: true });
+    const one = h.wsClientFrame(0x9, payload);
     const chunk = Buffer.concat(Array(Math.floor(65536 / one.length)).fill(one));
     const r = await flood(sock, chunk, 512 << 20);
     console.log(`# ${name} pings: ${(r.written / 1048576).toFixed(1)} MiB written before the proxy stopped reading`);
@@ -126,9 +93,9 @@ test('a flood of commands the policy stubs, from a client that never reads: paus
   assert.equal(put.status, 200, `policy switched: ${put.body}`);
   const base = statusKiB(env.proxy.pid, 'VmRSS');
   const version = await h.getJSON(`${env.endpoint}/json/version`);
-  const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
+  const sock = await h.rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname, { paused: true });
   const cmds = [];
-  for (let i = 1; i <= 1000; i++) cmds.push(frame(0x1, Buffer.from(JSON.stringify({ id: i, method: 'Network.enable', params: {} }))));
+  for (let i = 1; i <= 1000; i++) cmds.push(h.wsClientFrame(0x1, JSON.stringify({ id: i, method: 'Network.enable', params: {} })));
   const r = await flood(sock, Buffer.concat(cmds), 512 << 20);
   console.log(`# stub flood: ${(r.written / 1048576).toFixed(1)} MiB of Network.enable written before the proxy stopped reading`);
   assert.ok(r.stalled, `the proxy stops reading a client whose stub answers it cannot deliver (${r.written} bytes taken)`);
@@ -144,7 +111,7 @@ test('64 clients that each claim a 200 MiB frame and send 10 bytes of it: no mem
   const version = await h.getJSON(`${env.endpoint}/json/version`);
   const socks = [];
   for (let i = 0; i < 64; i++) {
-    const sock = await rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname);
+    const sock = await h.rawUpgrade(env.port, new URL(version.webSocketDebuggerUrl).pathname, { paused: true });
     const len = 200 << 20;
     const head = Buffer.from([0x81, 0x80 | 127, 0, 0, 0, 0, len >>> 24, (len >> 16) & 255, (len >> 8) & 255, len & 255, 1, 2, 3, 4]);
     sock.write(Buffer.concat([head, Buffer.alloc(10, 0x20)]));
@@ -194,60 +161,18 @@ test('30,000 commands an upstream never answers: the oldest are forgotten and co
   }
 });
 
-// Reads the server's frames off a raw socket and counts them (each a whole
-// unmasked text frame, as cdp-echo sends them).
-function frameCounter(sock, onFrames) {
-  let buf = Buffer.alloc(0);
-  sock.on('data', (d) => {
-    buf = buf.length ? Buffer.concat([buf, d]) : d;
-    let off = 0, n = 0;
-    for (;;) {
-      if (buf.length - off < 2) break;
-      let len = buf[off + 1] & 127, head = 2;
-      if (len === 126) { if (buf.length - off < 4) break; len = buf.readUInt16BE(off + 2); head = 4; }
-      else if (len === 127) { if (buf.length - off < 10) break; len = Number(buf.readBigUInt64BE(off + 2)); head = 10; }
-      if (buf.length - off < head + len) break;
-      off += head + len;
-      n++;
-    }
-    buf = buf.subarray(off);
-    if (n) onFrames(n);
-  });
-}
-
 test('a million distinct method names: /proxy/stats answers within 100 ms, peak RSS within the bound', ALL, async () => {
   // The issue's reproducer: batches of 500 commands {"id":N,"method":"D<N%97>.m<32 hex>"}
   // over one WebSocket to a proxy in front of cdp-echo (which answers each).
-  const N = Number(process.env.CDPPROXY_FLOOD_NAMES || 1000000), BATCH = 500, WINDOW = 4000;
+  const N = Number(process.env.CDPPROXY_FLOOD_NAMES || 1000000);
   const { echo, port } = await h.startEcho();
   const proxy = await h.startProxy({ upstreamPort: port, args: ['--queue-bytes', `${QUEUE_MIB}MiB`, '--log', '/dev/null'] });
   try {
     const base = statusKiB(proxy.pid, 'VmRSS');
-    const sock = await rawUpgrade(proxy.port, '/devtools/browser/names');
-    sock.resume();
+    const sock = await h.rawUpgrade(proxy.port, '/devtools/browser/names');
     const salt = crypto.randomBytes(8).toString('hex');
-    let sent = 0, answered = 0;
     const t0 = Date.now();
-    await new Promise((resolve, reject) => {
-      sock.on('error', reject);
-      sock.on('close', () => reject(new Error(`closed after ${answered} answers`)));
-      const more = () => {
-        while (sent < N && sent - answered < WINDOW) {
-          const frames = [];
-          for (let i = 0; i < BATCH && sent < N; i++, sent++) {
-            const hex = crypto.createHash('md5').update(`${salt}${sent}`).digest('hex');
-            frames.push(frame(0x1, Buffer.from(`{"id":${sent + 1},"method":"D${sent % 97}.m${hex}"}`)));
-          }
-          sock.write(Buffer.concat(frames));
-        }
-      };
-      frameCounter(sock, (n) => {
-        answered += n;
-        if (answered >= N) resolve();
-        else more();
-      });
-      more();
-    });
+    await h.floodCommands(sock, N, (i) => `D${i % 97}.m${crypto.createHash('md5').update(`${salt}${i}`).digest('hex')}`);
     console.log(`# ${N} distinct names answered through the proxy in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const times = [];
     let stats;

@@ -10,6 +10,7 @@ const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { createRequire } = require('node:module');
@@ -571,11 +572,89 @@ async function putPolicy(endpoint, body) {
   return { ...r, json: JSON.parse(r.body) };
 }
 
+// Raw WebSocket pieces for floods a client library would not send.
+// A client's frame, FIN set and masked as a client's must be: opcode (1
+// text, 9 ping...) and payload (a Buffer or a string) of under 64 KiB.
+function wsClientFrame(opcode, payload) {
+  const mask = crypto.randomBytes(4);
+  const body = Buffer.from(payload);
+  const head = body.length < 126 ? Buffer.from([0x80 | opcode, 0x80 | body.length])
+    : Buffer.from([0x80 | opcode, 0x80 | 126, body.length >> 8, body.length & 255]);
+  for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
+  return Buffer.concat([head, mask, body]);
+}
+
+// A WebSocket to port's wsPath on a raw socket: resolves the socket after
+// the 101. paused: nothing is read after it (the client that never reads).
+function rawUpgrade(port, wsPath, { paused = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let head = '';
+    s.on('error', reject);
+    s.on('connect', () => s.write(`GET ${wsPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\n\r\n`));
+    const onData = (d) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      s.off('data', onData);
+      if (paused) s.pause();
+      if (!head.startsWith('HTTP/1.1 101')) reject(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
+      else resolve(s);
+    };
+    s.on('data', onData);
+  });
+}
+
+// Sends count commands {"id": firstId + i, "method": methodAt(i)} over sock
+// (from rawUpgrade), in batches of 500 with at most 4000 unanswered (the
+// peer, cdp-echo through the proxy, answers each with one unmasked frame);
+// resolves when every one is answered.
+function floodCommands(sock, count, methodAt, firstId = 1) {
+  const WINDOW = 4000, BATCH = 500;
+  let sent = 0, answered = 0, buf = Buffer.alloc(0);
+  return new Promise((resolve, reject) => {
+    const more = () => {
+      while (sent < count && sent - answered < WINDOW) {
+        const frames = [];
+        for (let i = 0; i < BATCH && sent < count; i++, sent++) {
+          frames.push(wsClientFrame(0x1, `{"id":${firstId + sent},"method":"${methodAt(sent)}"}`));
+        }
+        sock.write(Buffer.concat(frames));
+      }
+    };
+    const onData = (d) => {
+      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      let off = 0;
+      for (;;) {
+        if (buf.length - off < 2) break;
+        let len = buf[off + 1] & 127, headLen = 2;
+        if (len === 126) { if (buf.length - off < 4) break; len = buf.readUInt16BE(off + 2); headLen = 4; }
+        else if (len === 127) { if (buf.length - off < 10) break; len = Number(buf.readBigUInt64BE(off + 2)); headLen = 10; }
+        if (buf.length - off < headLen + len) break;
+        off += headLen + len;
+        answered++;
+      }
+      buf = buf.subarray(off);
+      if (answered < count) { more(); return; }
+      sock.off('data', onData);
+      sock.off('close', onClose);
+      sock.off('error', reject);
+      resolve();
+    };
+    const onClose = () => reject(new Error(`closed after ${answered} answers`));
+    sock.on('data', onData);
+    sock.on('close', onClose);
+    sock.on('error', reject);
+    more();
+  });
+}
+
 module.exports = {
   ROOT, PROXY_BIN, WRAPPER_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
   client, tmpdir, sleep, waitFor,
   procStat, rssKiB, alive, descendants, cmdline, environ, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked, startEcho,
   httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,
-  checkProxyExit, closesOf, sha256,
+  checkProxyExit, closesOf, sha256, wsClientFrame, rawUpgrade, floodCommands,
 };
