@@ -17,6 +17,7 @@
 #include "../../tools/cdpbench/report/report_md.c"
 #include "../../tools/cdpbench/report/report_out.c"
 #include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_verdict.c"
 #include "../../tools/cdpbench/report/report_text.c"
 #include "../../tools/cdpbench/report/report_view.c"
 #include "../../tools/cdpbench/scenario/replay.c"
@@ -178,6 +179,46 @@ int main(void)
 	ok(findings_ok, "every finding in all three");
 	ok(v.rows[NETWORK].excludes_1 && strstr(doc[0], "*") && strstr(doc[1], "**yes**") &&
 	   strstr(doc[2], " *</td>"), "Network's ratio excludes 1.0: marked in all three");
+
+	/* The verdicts: one per compared cell, the same word in all four outputs. */
+	{
+		json_t *j = report_json(&r);
+		int same = 1;
+		for (size_t i = 0; i < v.nrows; i++) {
+			const struct report_view_row *w = &v.rows[i];
+			const char *jv = json_string_value(json_object_get(json_object_get(
+				json_array_get(json_object_get(j, "cells"), i), "verdict"), "verdict"));
+			char row[3][256];
+			if (!*w->verdict_text) {
+				same &= !jv;
+				continue;
+			}
+			snprintf(row[0], sizeof row[0], "[%s, %s]", w->ratio_lo, w->ratio_hi);
+			snprintf(row[1], sizeof row[1], "[%s, %s] | %s |", w->ratio_lo, w->ratio_hi,
+				 w->verdict_text);
+			snprintf(row[2], sizeof row[2], "[%s, %s]</td><td>%s</td>", w->ratio_lo, w->ratio_hi,
+				 w->verdict_text);
+			{
+				/* the table: the verdict on the line of the ratio's CI */
+				const char *at = strstr(doc[0], row[0]);
+				size_t eol = at ? strcspn(at, "\n") : 0;
+				char line[256];
+				snprintf(line, sizeof line, "%.*s", (int)eol, at ? at : "");
+				same &= at && strstr(line, w->verdict_text) != NULL;
+			}
+			for (int how = 1; how < 3; how++)
+				if (!strstr(doc[how], row[how])) {
+					printf("# no \"%s\"\n", row[how]);
+					same = 0;
+				}
+			same &= jv && !strcmp(jv, w->verdict_text);
+		}
+		ok(same, "every verdict in the table, report.md, report.html and report.json alike");
+		ok(v.rows[NETWORK].verdict == REPORT_SLOWER && v.rows[NONE].verdict == REPORT_NO_VERDICT &&
+		   v.rows[NONE2].verdict == REPORT_NO_VERDICT, "Network (0.1x) is slower; none and none#2 get none");
+		ok(strstr(doc[0], v.verdict_rule) && in_all(doc, v.verdict_rule), "the rule in all three");
+		json_decref(j);
+	}
 
 	/* report.json's CIs: {point, lo, hi, n}, and what audit --bench reads. */
 	{
