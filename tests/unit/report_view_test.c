@@ -241,6 +241,41 @@ int main(void)
 		json_decref(j);
 	}
 
+	/* audit --bench on a report with the Fetch and download cells: fetch-all
+	 * quotes u8 and Blob uploads and its remedy; network-postdata downloads. */
+	{
+		json_t *bench = json_pack("{s:[{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},"
+					  "{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}}]}",
+			"cells",
+			"scenario", "playwright-route", "body", "u8", "ratio_to_none", 0.13,
+			"ratio_ci", "lo", 0.12, "hi", 0.14, "verdict", "verdict", "slower",
+			"scenario", "playwright-route", "body", "blob", "ratio_to_none", 0.08,
+			"ratio_ci", "lo", 0.07, "hi", 0.11, "verdict", "verdict", "slower",
+			"scenario", "pw-route-routes-only", "body", "u8", "ratio_to_none", 0.97,
+			"ratio_ci", "lo", 0.9, "hi", 1.05, "verdict", "verdict", "no clear effect",
+			"scenario", "playwright", "body", "download", "ratio_to_none", 0.71,
+			"ratio_ci", "lo", 0.57, "hi", 0.78, "verdict", "verdict", "slower");
+		json_t *findings = json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s}]", "id", "fetch-all",
+					     "scenario", "Fetch", "id", "network-postdata", "scenario",
+					     "Network", "id", "tracing", "scenario", "tracing");
+		const char *fetch, *net;
+
+		audit_findings_cite(findings, bench, "bench.json");
+		fetch = json_string_value(json_object_get(json_array_get(findings, 0), "measured"));
+		net = json_string_value(json_object_get(json_array_get(findings, 1), "measured"));
+		ok(fetch && strstr(fetch, "u8 uploads at 0.13x [0.12, 0.14] of no debugger (cdpbench scenario "
+				  "playwright-route: slower)") && strstr(fetch, "; Blob uploads at 0.08x") &&
+		   strstr(fetch, "u8 uploads under policy fetch-routes-only at 0.97x [0.90, 1.05]"),
+		   "fetch-all quotes uploads of both bodies and the remedy: %s", fetch ? fetch : "(none)");
+		ok(net && strstr(net, "downloads at 0.71x [0.57, 0.78] of no debugger (cdpbench scenario "
+				"playwright: slower)") && !strstr(net, "u8 uploads"),
+		   "network-postdata quotes downloads (and no u8 cell it lacks): %s", net ? net : "(none)");
+		ok(!json_object_get(json_array_get(findings, 2), "measured"),
+		   "a finding the report has no cell for quotes nothing");
+		json_decref(findings);
+		json_decref(bench);
+	}
+
 	for (int i = 0; i < 3; i++)
 		free(doc[i]);
 	report_view_free(&v);
