@@ -12,6 +12,7 @@
 #include "../../tools/cdpbench/report/report_findings.c"
 #include "../../tools/cdpbench/report/report_fmt.c"
 #include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_verdict.c"
 #include "tap.h"
 
 #define ROUNDS 6

@@ -9,6 +9,7 @@
 #include "../../tools/cdpbench/report/report_findings.c"
 #include "../../tools/cdpbench/report/report_fmt.c"
 #include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_verdict.c"
 #include "tap.h"
 
 #define ROUNDS 10
@@ -130,6 +131,12 @@ int main(void)
 	ok(cells[PASS].inconclusive_by == NONE2, "proxy-passthrough (0.9) too");
 	ok(cells[PAGE].inconclusive_by < 0 && cells[CAP].inconclusive_by < 0,
 	   "Page (0.46) and pw-postdata-cap (0.73) are beyond x1.2: conclusive");
+	ok(cells[ATTACH].verdict == REPORT_INCONCLUSIVE && cells[PASS].verdict == REPORT_INCONCLUSIVE,
+	   "their verdict: inconclusive (%s)", cells[ATTACH].verdict_why);
+	ok(cells[PAGE].verdict == REPORT_SLOWER && cells[CAP].verdict == REPORT_SLOWER,
+	   "Page and pw-postdata-cap clear the failed check's x%.2f: slower", cells[PAGE].band);
+	ok(cells[NONE].verdict == REPORT_NO_VERDICT && cells[NONE2].verdict == REPORT_NO_VERDICT,
+	   "none and none#2 get no verdict");
 	report_aa_gate(&r, &cells[NONE2], gate, sizeof gate);
 	ok(strstr(gate, "fails") && strstr(gate, "misses 1.0 by 20%") &&
 	   strstr(gate, "inconclusive: attach, proxy-passthrough") && !strstr(gate, "Page"),

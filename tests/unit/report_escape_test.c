@@ -23,6 +23,7 @@
 #include "../../tools/cdpbench/audit/audit_view.c"
 #include "../../tools/cdpbench/report/report_findings.c"
 #include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_verdict.c"
 #include "../../tools/cdpbench/scenario/replay.c"
 #include "../../tools/cdpbench/report/report_compute.c"
 #include "../../tools/cdpbench/report/report_fmt.c"

@@ -17,6 +17,7 @@
 #include "../../tools/cdpbench/report/report_md.c"
 #include "../../tools/cdpbench/report/report_out.c"
 #include "../../tools/cdpbench/report/report_precision.c"
+#include "../../tools/cdpbench/report/report_verdict.c"
 #include "../../tools/cdpbench/report/report_text.c"
 #include "../../tools/cdpbench/report/report_view.c"
 #include "../../tools/cdpbench/scenario/replay.c"
@@ -179,6 +180,46 @@ int main(void)
 	ok(v.rows[NETWORK].excludes_1 && strstr(doc[0], "*") && strstr(doc[1], "**yes**") &&
 	   strstr(doc[2], " *</td>"), "Network's ratio excludes 1.0: marked in all three");
 
+	/* The verdicts: one per compared cell, the same word in all four outputs. */
+	{
+		json_t *j = report_json(&r);
+		int same = 1;
+		for (size_t i = 0; i < v.nrows; i++) {
+			const struct report_view_row *w = &v.rows[i];
+			const char *jv = json_string_value(json_object_get(json_object_get(
+				json_array_get(json_object_get(j, "cells"), i), "verdict"), "verdict"));
+			char row[3][256];
+			if (!*w->verdict_text) {
+				same &= !jv;
+				continue;
+			}
+			snprintf(row[0], sizeof row[0], "[%s, %s]", w->ratio_lo, w->ratio_hi);
+			snprintf(row[1], sizeof row[1], "[%s, %s] | %s |", w->ratio_lo, w->ratio_hi,
+				 w->verdict_text);
+			snprintf(row[2], sizeof row[2], "[%s, %s]</td><td>%s</td>", w->ratio_lo, w->ratio_hi,
+				 w->verdict_text);
+			{
+				/* the table: the verdict on the line of the ratio's CI */
+				const char *at = strstr(doc[0], row[0]);
+				size_t eol = at ? strcspn(at, "\n") : 0;
+				char line[256];
+				snprintf(line, sizeof line, "%.*s", (int)eol, at ? at : "");
+				same &= at && strstr(line, w->verdict_text) != NULL;
+			}
+			for (int how = 1; how < 3; how++)
+				if (!strstr(doc[how], row[how])) {
+					printf("# no \"%s\"\n", row[how]);
+					same = 0;
+				}
+			same &= jv && !strcmp(jv, w->verdict_text);
+		}
+		ok(same, "every verdict in the table, report.md, report.html and report.json alike");
+		ok(v.rows[NETWORK].verdict == REPORT_SLOWER && v.rows[NONE].verdict == REPORT_NO_VERDICT &&
+		   v.rows[NONE2].verdict == REPORT_NO_VERDICT, "Network (0.1x) is slower; none and none#2 get none");
+		ok(strstr(doc[0], v.verdict_rule) && in_all(doc, v.verdict_rule), "the rule in all three");
+		json_decref(j);
+	}
+
 	/* report.json's CIs: {point, lo, hi, n}, and what audit --bench reads. */
 	{
 		json_t *j = report_json(&r), *cell = json_array_get(json_object_get(j, "cells"), NETWORK);
@@ -198,6 +239,41 @@ int main(void)
 		   measured ? measured : "(none)");
 		json_decref(findings);
 		json_decref(j);
+	}
+
+	/* audit --bench on a report with the Fetch and download cells: fetch-all
+	 * quotes u8 and Blob uploads and its remedy; network-postdata downloads. */
+	{
+		json_t *bench = json_pack("{s:[{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},"
+					  "{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}},{s:s,s:s,s:f,s:{s:f,s:f},s:{s:s}}]}",
+			"cells",
+			"scenario", "playwright-route", "body", "u8", "ratio_to_none", 0.13,
+			"ratio_ci", "lo", 0.12, "hi", 0.14, "verdict", "verdict", "slower",
+			"scenario", "playwright-route", "body", "blob", "ratio_to_none", 0.08,
+			"ratio_ci", "lo", 0.07, "hi", 0.11, "verdict", "verdict", "slower",
+			"scenario", "pw-route-routes-only", "body", "u8", "ratio_to_none", 0.97,
+			"ratio_ci", "lo", 0.9, "hi", 1.05, "verdict", "verdict", "no clear effect",
+			"scenario", "playwright", "body", "download", "ratio_to_none", 0.71,
+			"ratio_ci", "lo", 0.57, "hi", 0.78, "verdict", "verdict", "slower");
+		json_t *findings = json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s}]", "id", "fetch-all",
+					     "scenario", "Fetch", "id", "network-postdata", "scenario",
+					     "Network", "id", "tracing", "scenario", "tracing");
+		const char *fetch, *net;
+
+		audit_findings_cite(findings, bench, "bench.json");
+		fetch = json_string_value(json_object_get(json_array_get(findings, 0), "measured"));
+		net = json_string_value(json_object_get(json_array_get(findings, 1), "measured"));
+		ok(fetch && strstr(fetch, "u8 uploads at 0.13x [0.12, 0.14] of no debugger (cdpbench scenario "
+				  "playwright-route: slower)") && strstr(fetch, "; Blob uploads at 0.08x") &&
+		   strstr(fetch, "u8 uploads under policy fetch-routes-only at 0.97x [0.90, 1.05]"),
+		   "fetch-all quotes uploads of both bodies and the remedy: %s", fetch ? fetch : "(none)");
+		ok(net && strstr(net, "downloads at 0.71x [0.57, 0.78] of no debugger (cdpbench scenario "
+				"playwright: slower)") && !strstr(net, "u8 uploads"),
+		   "network-postdata quotes downloads (and no u8 cell it lacks): %s", net ? net : "(none)");
+		ok(!json_object_get(json_array_get(findings, 2), "measured"),
+		   "a finding the report has no cell for quotes nothing");
+		json_decref(findings);
+		json_decref(bench);
 	}
 
 	for (int i = 0; i < 3; i++)

@@ -15,8 +15,11 @@ void audit_findings_watch(json_t *seen, const struct logrec *rec);
  * saw and rig's enables (audit_rig_json's, being built). */
 json_t *audit_findings(const struct audit_rig *r, const json_t *rig);
 
-/* Adds "measured" to each finding whose scenario has a u8 cell in bench (a
- * cdpbench report.json, read from source): its ratio to no debugger. */
+/* Adds "measured" to each finding bench (a cdpbench report.json, read from
+ * source) has cells for: the ratios to no debugger, with their CIs and
+ * verdicts, of the scenarios that measure it (fetch-all: u8 and Blob
+ * uploads; network-postdata: u8 uploads and downloads) and of the remedy
+ * policies' scenarios; other findings: their own scenario with u8. */
 void audit_findings_cite(json_t *findings, const json_t *bench, const char *source);
 
 #endif

@@ -18,6 +18,24 @@
  * bootstrap interval of a median of fewer is too often narrow by luck. */
 #define REPORT_MIN_PAIRS 8
 
+/* A ratio's verdict: where its CI lies against the A/A band (report_verdict.c;
+ * the rule and why it is built so, README "Verdicts"). */
+enum report_verdict {
+	REPORT_NO_VERDICT,           /* native, none and its A/A repeat: no ratio to judge */
+	REPORT_SLOWER,               /* the whole CI below 1 / band */
+	REPORT_FASTER,               /* the whole CI above band */
+	REPORT_NO_CLEAR_EFFECT,      /* the whole CI within the core, and the A/A checks pass */
+	REPORT_INCONCLUSIVE,         /* anything else */
+};
+/* Fewer paired rounds give no verdict: the chance that all n rounds fall on one
+ * side of the true median is 2 x 0.5^n, so a CI of 3 has 25% of missing it. */
+#define REPORT_VERDICT_ROUNDS 4
+#define REPORT_VERDICT_ROUNDS_TEXT "4"
+/* The core of the band: "no clear effect" needs the whole CI within x1.15 of
+ * 1.0, and slower and faster need it beyond the core and the A/A spread both. */
+#define REPORT_VERDICT_CORE 0.15
+#define REPORT_VERDICT_CORE_TEXT "x1.15"
+
 struct report_cell {
 	const struct scenario *sc;
 	const char *body;
@@ -42,6 +60,11 @@ struct report_cell {
 	int reached;                     /* a target within cfg->target_ci, from REPORT_MIN_PAIRS */
 	int inconclusive_by;             /* the failed A/A check whose error it is within, or -1 */
 	double aa_factor;                /* A/A cells: how far the check's CI strays from 1.0 */
+	/* report_precision.c: the verdict on its ratio (REPORT_NO_VERDICT for the
+	 * baseline, native and none#2), the band it was judged by, and why. */
+	enum report_verdict verdict;
+	double band;
+	const char *verdict_why;
 };
 
 struct report {
@@ -79,6 +102,15 @@ void report_precision(struct report *r);
  * narrows as 1/sqrt(rounds) from where it is; NaN for a cell with no target
  * or no interval. */
 double report_rounds_for_target(const struct report *r, const struct report_cell *c);
+
+/* report_verdict.c: the verdict on a ratio whose A/A checks stray from 1.0 by
+ * the factor aa_spread at most (NaN: no check), aa_failed if one of them
+ * fails; *band: the factor its CI must clear for slower or faster; *why: a
+ * phrase. */
+enum report_verdict report_verdict_of(const struct estimate_ci *ratio, double aa_spread,
+				      int aa_failed, double *band, const char **why);
+/* "slower", "faster", "no clear effect", "inconclusive"; "" for none. */
+const char *report_verdict_name(enum report_verdict v);
 
 /* report_findings.c: a few sentences that lead the report. */
 json_t *report_findings(const struct report *r);

@@ -30,27 +30,29 @@ static const struct report_cell *cell(const struct report *r, const char *sc, co
 	return NULL;
 }
 
+/* The findings go by the verdicts, so that a sentence never says more than
+ * the table's word for the same cell. */
 static int slow(const struct report_cell *c)
 {
-	return c && c->ratio.point < SLOW && estimate_ci_excludes(&c->ratio, 1.0);
+	return c && c->ratio.point < SLOW && c->verdict == REPORT_SLOWER;
 }
 
-/* "45.2 Mbps (0.10x [0.09, 0.11] of no debugger)" */
+/* "45.2 Mbps (0.10x [0.09, 0.11] of no debugger: slower)" */
 static const char *describe(const struct report_cell *c, char *buf, size_t len)
 {
 	char m[32], a[32], b[32], x[32];
 
-	snprintf(buf, len, "%s Mbps (%sx [%s, %s] of no debugger)",
+	snprintf(buf, len, "%s Mbps (%sx [%s, %s] of no debugger%s%s)",
 		 report_mbps(c->mbps.point, m, sizeof m), report_ratio(c->ratio.point, x, sizeof x),
-		 report_ratio(c->ratio.lo, a, sizeof a), report_ratio(c->ratio.hi, b, sizeof b));
+		 report_ratio(c->ratio.lo, a, sizeof a), report_ratio(c->ratio.hi, b, sizeof b),
+		 c->verdict != REPORT_NO_VERDICT ? ": " : "", report_verdict_name(c->verdict));
 	return buf;
 }
 
-/* Is c clearly slower than no debugger (its ratio's CI entirely below 1.0)? */
+/* Is c's verdict "slower"? */
 static int below(const struct report_cell *c)
 {
-	return c && !isnan(c->ratio.point) && estimate_ci_excludes(&c->ratio, 1.0) &&
-	       c->ratio.point < 1;
+	return c && c->verdict == REPORT_SLOWER;
 }
 
 /* Per body: the costliest scenario, and what undoes it. */
@@ -58,7 +60,7 @@ static void per_body(const struct report *r, const char *body, json_t *out)
 {
 	const struct report_cell *worst = NULL, *base = cell(r, "none", body), *net, *cap, *pw;
 	const struct report_cell *pwcap, *pwnone;
-	char d1[160], d2[160], m[32];
+	char d1[200], d2[200], m[32];
 
 	if (!base || isnan(base->mbps.point))
 		return;
@@ -76,7 +78,7 @@ static void per_body(const struct report *r, const char *body, json_t *out)
 		say(out, "With %s bodies, no scenario costs much: the largest clear difference is %s, "
 		    "at %s.", body, worst->sc->name, describe(worst, d1, sizeof d1));
 	else
-		say(out, "With %s bodies, no scenario is clearly slower than no debugger.", body);
+		say(out, "With %s bodies, no scenario's verdict is slower than no debugger.", body);
 	net = cell(r, "Network", body);
 	cap = cell(r, "Network-capped", body);
 	if (slow(net) && cap && !isnan(cap->ratio.point) && cap->ratio.point > 2 * net->ratio.point)
@@ -84,10 +86,8 @@ static void per_body(const struct report *r, const char *body, json_t *out)
 		    "sends) runs at %s, where Network.enable with no parameters runs at %s.", body,
 		    describe(cap, d1, sizeof d1), describe(net, d2, sizeof d2));
 	else if (net && !isnan(net->ratio.point) && !slow(net))
-		say(out, "%s bodies are %s by Network.enable: %s.", body,
-		    below(net) ? "slowed only a little" : estimate_ci_excludes(&net->ratio, 1.0) ?
-		    "not slowed (if anything faster)" : "not clearly slowed",
-		    describe(net, d1, sizeof d1));
+		say(out, "%s bodies under Network.enable: %s, %s.", body,
+		    describe(net, d1, sizeof d1), report_verdict_name(net->verdict));
 	pw = cell(r, "playwright", body);
 	pwcap = cell(r, "pw-postdata-cap", body);
 	pwnone = cell(r, "pw-no-network", body);

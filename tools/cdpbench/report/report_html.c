@@ -75,8 +75,8 @@ static const char *bar_color(const struct report_view_row *w)
 		return "#555";
 	if (w->kind == SCENARIO_NONE)
 		return "#999";
-	if (w->excludes_1)
-		return w->ratio_point < 1 ? "#c9453b" : "#3b8f4e";
+	if (w->verdict == REPORT_SLOWER || w->verdict == REPORT_FASTER)
+		return w->verdict == REPORT_SLOWER ? "#c9453b" : "#3b8f4e";
 	return "#4a78c2";
 }
 
@@ -132,6 +132,8 @@ static void chart(const struct report_view *v, const char *body, FILE *f)
 			w->mbps_text, clipped ? " (off scale)" : "");
 		if (w->compared && !isnan(w->ratio_point))
 			fprintf(f, " · %s×", w->ratio_text);
+		if (*w->verdict_text)
+			fprintf(f, " · %s", w->verdict_text);
 		fprintf(f, "</text>\n");
 	}
 	if (!isnan(base) && base <= max) {
@@ -145,7 +147,7 @@ static void chart(const struct report_view *v, const char *body, FILE *f)
 static void table(const struct report_view *v, const char *body, FILE *f)
 {
 	fprintf(f, "<table><tr><th>scenario</th><th>Mbps</th><th>95%% CI</th><th>vs none</th>"
-		"<th>95%% CI</th><th>sink Mbps</th><th>rounds ok</th></tr>\n");
+		"<th>95%% CI</th><th>verdict</th><th>sink Mbps</th><th>rounds ok</th></tr>\n");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct report_view_row *w = &v->rows[i];
 		if (strcmp(w->body, body))
@@ -155,6 +157,7 @@ static void table(const struct report_view *v, const char *body, FILE *f)
 			w->mbps_text, w->mbps_lo, w->mbps_hi, w->ratio_text, w->excludes_1 ? " *" : "");
 		if (w->compared)
 			fprintf(f, "[%s, %s]", w->ratio_lo, w->ratio_hi);
+		fprintf(f, "</td><td>%s", w->verdict_text);
 		fprintf(f, "</td><td class=n>%s</td><td class=n>%d%s</td></tr>\n", w->sink_text, w->nok,
 			w->nfail ? " (failures)" : "");
 	}
@@ -174,8 +177,11 @@ int report_write_html(const struct report_view *v, const char *path, char *err, 
 	report_html_esc(f, "", v->cpu, "");
 	fprintf(f, " (%lld CPUs). %.4g MiB bodies, %d measured rounds after %d warm-up. Bars: median "
 		"Mbps timed in the page; whiskers: 95%% bootstrap CI; dashed line: no debugger; red: "
-		"the ratio's CI is below 1.0.</p>\n", v->cpus, v->mib, v->measured_rounds,
+		"slower, green: faster.</p>\n", v->cpus, v->mib, v->measured_rounds,
 		v->warmup_rounds);
+	report_html_esc(f, "<p class=small>", v->verdict_rule, ".");
+	report_html_esc(f, v->verdict_counts[0] ? " This run: " : "", v->verdict_counts,
+			v->verdict_counts[0] ? ".</p>\n" : "</p>\n");
 	fprintf(f, "<h2>Findings</h2><ul>\n");
 	for (size_t i = 0; i < v->nfindings; i++)
 		report_html_esc(f, "<li>", v->findings[i], "</li>\n");

@@ -47,6 +47,15 @@ static json_t *precision_json(const struct report *r, const struct report_cell *
 		"aa_factor", report_num_json(c->aa_factor));
 }
 
+/* {"verdict": "slower", "band": 1.15, "why": "..."}, or null: no ratio to judge. */
+static json_t *verdict_json(const struct report_cell *c)
+{
+	if (c->verdict == REPORT_NO_VERDICT)
+		return json_null();
+	return json_pack("{s:s,s:o,s:s}", "verdict", report_verdict_name(c->verdict), "band",
+			 report_num_json(c->band), "why", c->verdict_why ? c->verdict_why : "");
+}
+
 static json_t *cell_json(const struct report *r, const struct report_cell *c)
 {
 	json_t *samples = json_array();
@@ -64,7 +73,7 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 			"seconds", s->seconds, "detail", s->detail ? s->detail : json_null()));
 	}
 	return json_pack("{s:s,s:s,s:i,s:i,s:{s:i,s:i,s:s},s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:b,"
-			 "s:o,s:o}",
+			 "s:o,s:o,s:o}",
 		"scenario", c->sc->name, "body", c->body, "n", c->nok, "failed", c->nfail,
 		"commands_failed", "min", c->cmds_failed_min, "max", c->cmds_failed_max,
 		"why", c->cmds_failed_why,
@@ -76,6 +85,7 @@ static json_t *cell_json(const struct report *r, const struct report_cell *c)
 		"aa_with", c->aa_cell >= 0 ? json_string(c->sc->aa_with) : json_null(),
 		"aa_ratio", report_num_json(c->aa.point), "aa_ci", report_ci_json(&c->aa),
 		"aa_excludes_1", estimate_ci_excludes(&c->aa, 1.0), "precision", precision_json(r, c),
+		"verdict", verdict_json(c),
 		"samples", samples);
 }
 

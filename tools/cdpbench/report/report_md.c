@@ -76,17 +76,17 @@ static void md_header(const struct report_view *v, FILE *f)
 
 static void md_tables(const struct report_view *v, FILE *f)
 {
-	static const char *const verdicts[] = {
+	static const char *const marks[] = {
 		[REPORT_NO_TARGET] = "", [REPORT_REACHED] = "yes", [REPORT_MISSED] = "no",
-		[REPORT_INCONCLUSIVE] = "inconclusive",
+		[REPORT_GATED] = "no (A/A failed)",
 	};
 
 	fprintf(f, "## Results\n");
 	for (size_t bi = 0; bi < v->nbodies; bi++) {
 		report_md_esc(f, "\n### ", v->bodies[bi], "");
-		fprintf(f, "\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | CI excludes 1 "
+		fprintf(f, "\n\n| scenario | Mbps | 95%% CI | vs none | 95%% CI | verdict | CI excludes 1 "
 			"| within +-%.3g%% | spread trial / transfer | sink Mbps | rounds ok |\n"
-			"|---|---:|---|---:|---|:-:|:-:|---:|---:|---:|\n", v->target_pct);
+			"|---|---:|---|---:|---|---|:-:|:-:|---:|---:|---:|\n", v->target_pct);
 		for (size_t i = 0; i < v->nrows; i++) {
 			const struct report_view_row *w = &v->rows[i];
 			if (strcmp(w->body, v->bodies[bi]))
@@ -95,14 +95,18 @@ static void md_tables(const struct report_view *v, FILE *f)
 			fprintf(f, " | %s | [%s, %s] | %s | ", w->mbps_text, w->mbps_lo, w->mbps_hi,
 				w->ratio_text);
 			if (w->compared)
-				fprintf(f, "[%s, %s] | %s | ", w->ratio_lo, w->ratio_hi,
+				fprintf(f, "[%s, %s] | %s | %s | ", w->ratio_lo, w->ratio_hi, w->verdict_text,
 					w->excludes_1 ? "**yes**" : "no");
 			else
-				fprintf(f, " | | ");
-			fprintf(f, "%s | %s | %s | %d%s |\n", verdicts[w->verdict], w->spread, w->sink_text,
+				fprintf(f, " | | | ");
+			fprintf(f, "%s | %s | %s | %d%s |\n", marks[w->mark], w->spread, w->sink_text,
 				w->nok, w->nfail ? " (some failed)" : "");
 		}
 	}
+	report_md_esc(f, "\n", v->verdict_rule, ".");
+	if (v->verdict_counts[0])
+		report_md_esc(f, " This run: ", v->verdict_counts, ".");
+	fprintf(f, "\n");
 	fprintf(f, "\n\"spread trial / transfer\" splits the variance of log Mbps (one-way random "
 		"effects, trials as groups): how much trials differ from each other, and transfers "
 		"within a trial (as standard deviations, roughly percent). More rounds shrink both "

@@ -1,6 +1,7 @@
 /* precision: how precise each cell is and why: the split of its variance
  * between trials and within them (what more rounds or more transfers would
- * buy), its ratio's CI against the target, and the A/A checks as the gate. */
+ * buy), its ratio's CI against the target, the A/A checks as the gate, and
+ * the verdict each ratio gets from them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,30 @@ static double aa_factor(const struct estimate_ci *aa)
 	return isnan(aa->lo) || isnan(aa->hi) || !(aa->lo > 0) ? NAN : fmax(aa->hi, 1 / aa->lo);
 }
 
+/* c's verdict, against the widest A/A check in its scope (the baseline's with
+ * its body; the proxy's too for a cell via the proxy). Only the CDP scenarios
+ * compared with none get one: none#2 is itself the check. */
+static void judge(const struct report *r, struct report_cell *c)
+{
+	double spread = NAN;
+	int failed = 0;
+
+	c->verdict = REPORT_NO_VERDICT;
+	c->band = NAN;
+	c->verdict_why = "";
+	if (c->sc->kind != SCENARIO_CDP || c->baseline < 0)
+		return;
+	for (size_t a = 0; a < r->ncells; a++) {
+		const struct report_cell *aa = &r->cells[a];
+		if (aa->aa_cell < 0 || isnan(aa->aa_factor) || !aa_covers(aa, c))
+			continue;
+		if (isnan(spread) || aa->aa_factor > spread)
+			spread = aa->aa_factor;
+		failed |= estimate_ci_excludes(&aa->aa, 1.0);
+	}
+	c->verdict = report_verdict_of(&c->ratio, spread, failed, &c->band, &c->verdict_why);
+}
+
 void report_precision(struct report *r)
 {
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -85,6 +110,8 @@ void report_precision(struct report *r)
 				c->inconclusive_by = (int)a;
 		}
 	}
+	for (size_t i = 0; i < r->ncells; i++)
+		judge(r, &r->cells[i]);
 }
 
 double report_rounds_for_target(const struct report *r, const struct report_cell *c)

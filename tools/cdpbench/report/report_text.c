@@ -1,6 +1,6 @@
 /* report_text: the report as the table cdpbench prints: per cell the Mbps
- * and the ratio to none with their CIs and marks, the A/A checks, the
- * findings. */
+ * and the ratio to none with their CIs, marks and verdict, the A/A checks,
+ * the findings. */
 #include "report_view.h"
 
 #include <stdio.h>
@@ -16,8 +16,8 @@ void report_text(const struct report_view *v, FILE *out)
 	fprintf(out, "\n%.4g MiB bodies, %d measured round%s (+%d warm-up), per trial %s; "
 		"Mbps timed in the page: median [95%% bootstrap CI]\n\n", v->mib, v->measured_rounds,
 		v->measured_rounds == 1 ? "" : "s", v->warmup_rounds, v->transfers);
-	fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s\n", "body", (int)width, "scenario", "Mbps",
-		"95% CI", "vs none", "95% CI");
+	fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s    %s\n", "body", (int)width, "scenario",
+		"Mbps", "95% CI", "vs none", "95% CI", "verdict");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct report_view_row *w = &v->rows[i];
 		char ci[80] = "", rci[80] = "", fail[128] = "";
@@ -34,10 +34,10 @@ void report_text(const struct report_view *v, FILE *out)
 		if (w->cmds_failed && o >= 0 && (size_t)o < sizeof fail)
 			snprintf(fail + o, sizeof fail - (size_t)o, "  (%d of %zu commands failed: see "
 				 "findings)", w->cmds_failed, w->ncmds);
-		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s%s\n", w->body, (int)width, w->scenario,
-			w->mbps_text, ci, w->ratio_text, rci, w->excludes_1 ? "*" : " ",
-			w->verdict == REPORT_INCONCLUSIVE ? "?" : w->verdict == REPORT_MISSED ? "~" : " ",
-			fail);
+		fprintf(out, "%-8s %-*s %8s  %-17s %8s  %-15s %s%s  %-15s%s\n", w->body, (int)width,
+			w->scenario, w->mbps_text, ci, w->ratio_text, rci, w->excludes_1 ? "*" : " ",
+			w->mark == REPORT_GATED ? "?" : w->mark == REPORT_MISSED ? "~" : " ",
+			w->verdict_text, fail);
 	}
 	if (v->any_excludes)
 		fprintf(out, "\n* the ratio's 95%% CI excludes 1.0 (paired by round: median of the "
@@ -47,7 +47,9 @@ void report_text(const struct report_view *v, FILE *out)
 			"%d of %d ratios are within it\n", v->any_excludes ? "" : "\n", v->target_pct,
 			REPORT_MIN_PAIRS, v->nreached, v->ntargets);
 	if (v->any_inconclusive)
-		fprintf(out, "? inconclusive: within the error of a failed A/A check (below)\n");
+		fprintf(out, "? within the error of a failed A/A check (below)\n");
+	if (v->verdict_counts[0])
+		fprintf(out, "%s (%s)\n", v->verdict_rule, v->verdict_counts);
 	if (v->naa) {
 		fprintf(out, "\nA/A checks (the same thing twice; one whose CI excludes 1.0 fails, and "
 			"the cells within its error are inconclusive):\n");

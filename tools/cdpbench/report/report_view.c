@@ -41,8 +41,15 @@ static void row(struct report_view_row *w, const struct report_cell *c)
 	report_ratio(c->ratio.hi, w->ratio_hi, sizeof w->ratio_hi);
 	w->ratio_has_ci = !isnan(c->ratio.lo);
 	w->excludes_1 = estimate_ci_excludes(&c->ratio, 1.0);
-	w->verdict = !c->target ? REPORT_NO_TARGET : c->inconclusive_by >= 0 ? REPORT_INCONCLUSIVE :
-		     c->reached ? REPORT_REACHED : REPORT_MISSED;
+	w->mark = !c->target ? REPORT_NO_TARGET : c->inconclusive_by >= 0 ? REPORT_GATED :
+		  c->reached ? REPORT_REACHED : REPORT_MISSED;
+	w->verdict = c->verdict;
+	w->verdict_text = report_verdict_name(c->verdict);
+	w->verdict_why = c->verdict_why ? c->verdict_why : "";
+	if (isnan(c->band))
+		w->verdict_band[0] = '\0';
+	else
+		snprintf(w->verdict_band, sizeof w->verdict_band, "x%.2f", c->band);
 	spread(&c->split, w->spread, sizeof w->spread);
 	report_mbps(c->sink_mbps.point, w->sink_text, sizeof w->sink_text);
 	w->nok = c->nok;
@@ -104,6 +111,19 @@ static const char **strings(const json_t *a, size_t *n)
 	return s;
 }
 
+/* "3 slower, 5 no clear effect": the verdicts given, in the enum's order. */
+static void verdict_counts(struct report_view *v)
+{
+	size_t o = 0;
+
+	v->verdict_counts[0] = '\0';
+	for (int k = REPORT_SLOWER; k <= REPORT_INCONCLUSIVE && o < sizeof v->verdict_counts; k++)
+		if (v->nverdicts[k])
+			o += (size_t)snprintf(v->verdict_counts + o, sizeof v->verdict_counts - o, "%s%d %s",
+					      o ? ", " : "", v->nverdicts[k],
+					      report_verdict_name((enum report_verdict)k));
+}
+
 void report_view_build(struct report_view *v, const struct report *r)
 {
 	const struct bench_config *cfg = r->cfg;
@@ -146,7 +166,14 @@ void report_view_build(struct report_view *v, const struct report *r)
 		v->any_inconclusive |= c->inconclusive_by >= 0;
 		v->ntargets += c->target;
 		v->nreached += c->reached;
+		v->nverdicts[c->verdict]++;
 	}
+	v->verdict_rule = "verdict: slower (faster) when the ratio's whole 95% CI lies below "
+		"(above) the A/A band, which is the widest A/A check's spread for that cell and at "
+		"least " REPORT_VERDICT_CORE_TEXT "; no clear effect when the whole CI lies within "
+		REPORT_VERDICT_CORE_TEXT " of 1.0 and the A/A checks pass; inconclusive otherwise, and "
+		"with fewer than " REPORT_VERDICT_ROUNDS_TEXT " paired rounds";
+	verdict_counts(v);
 	v->scenarios = xcalloc(r->scenarios->n + 1, sizeof *v->scenarios);
 	for (size_t i = 0; i < r->scenarios->n; i++)
 		scenario(&v->scenarios[v->nscenarios++], &r->scenarios->v[i]);

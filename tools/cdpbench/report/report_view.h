@@ -14,11 +14,11 @@
 #define REPORT_VIEW_NUM 32
 
 /* Where a ratio stands against the target (cfg->target_ci). */
-enum report_verdict {
+enum report_mark {
 	REPORT_NO_TARGET,            /* none, native: nothing to hold them to */
 	REPORT_REACHED,
 	REPORT_MISSED,               /* "~" */
-	REPORT_INCONCLUSIVE,         /* "?": within the error of a failed A/A check */
+	REPORT_GATED,                /* "?": within the error of a failed A/A check */
 };
 
 /* One cell: a scenario with a body. Texts are "-" for a number that is not. */
@@ -35,7 +35,11 @@ struct report_view_row {
 	char ratio_lo[REPORT_VIEW_NUM], ratio_hi[REPORT_VIEW_NUM];
 	int ratio_has_ci;
 	int excludes_1;              /* the ratio's CI excludes 1.0: "*" */
-	enum report_verdict verdict;
+	enum report_mark mark;
+	enum report_verdict verdict; /* report.h: one word, from the CI and the A/A band */
+	const char *verdict_text;    /* "slower", ...; "" for no verdict */
+	const char *verdict_why;
+	char verdict_band[REPORT_VIEW_NUM]; /* "x1.15": what the CI had to clear */
 	char spread[48];             /* "31% / 22%": sd of log Mbps between trials / within one */
 	char sink_text[REPORT_VIEW_NUM];
 	int nok, nfail;              /* measured trials that worked; trials that failed */
@@ -92,6 +96,9 @@ struct report_view {
 	size_t nfindings, nnotes;
 	/* the table's legend: what marks it uses */
 	int any_excludes, any_inconclusive, ntargets, nreached;
+	int nverdicts[REPORT_INCONCLUSIVE + 1]; /* cells per verdict */
+	const char *verdict_rule;    /* the rule in one sentence, for every legend */
+	char verdict_counts[160];    /* "3 slower, 1 faster, 5 no clear effect, 2 inconclusive" */
 };
 
 /* v from r (computed: report_compute); v points into r, which must outlive it. */

@@ -46,6 +46,8 @@ struct mode {
  * and measured ones to 300 ms: a fast body's first transfers run slow, and
  * its later ones are cheap next to a browser's start (README). */
 static const struct mode mode_default = { "u8,blob", 6, 4, 0, 2, 300, 300, 150 };
+/* The default matrix alone adds download, with only some scenarios (scenario.c). */
+#define DEFAULT_MATRIX_BODIES "u8,blob,download"
 static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
@@ -67,7 +69,9 @@ static void usage(FILE *out)
 	      "  --replay FILE        add a scenario replaying FILE: a replay file or a cdpproxy\n"
 	      "                       --log (--log-bodies for params); repeatable. Alone: none,\n"
 	      "                       attach and the replays\n"
-	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob)\n"
+	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob;\n"
+	      "                       with no --scenarios either, download too, with the scenarios\n"
+	      "                       whose answer differs from the uploads')\n"
 	      "  --mib N              body size in MiB (default 6; --quick 4, --full 32)\n"
 	      "  --rounds N           measured rounds, fixed (default: 4, then more within --budget);\n"
 	      "                       cells interleave round by round\n"
@@ -207,6 +211,7 @@ int run_main(int argc, char **argv)
 	static struct bench_config cfg;
 	const struct mode *mode = &mode_default;
 	const char *scen_spec = NULL, *body_spec = NULL, **bodies = NULL;
+	const struct scenario_cells *only = NULL;   /* the default matrix's cells per body */
 	char **replays = NULL, err[512], sink_bin[BENCH_PATH_MAX + 16];
 	int nreplays = 0, c, li = 0, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1;
 	int rc = 1;
@@ -352,6 +357,8 @@ int run_main(int argc, char **argv)
 		lenient_scenarios(&scen, "none,attach", &env, rep.notes);
 	} else {
 		lenient_scenarios(&scen, scenario_default_spec, &env, rep.notes);
+		if (!body_spec)
+			only = scenario_default_cells;
 	}
 	for (int i = 0; i < nreplays; i++) {
 		if (scenario_add_replay(&scen, replays[i], err, sizeof err) < 0) {
@@ -360,7 +367,8 @@ int run_main(int argc, char **argv)
 		}
 	}
 	free(replays);
-	if (parse_bodies(body_spec ? body_spec : mode->bodies, &bodies, &nbodies) < 0) {
+	if (parse_bodies(body_spec ? body_spec : only ? DEFAULT_MATRIX_BODIES : mode->bodies, &bodies,
+			 &nbodies) < 0) {
 		if (!body_spec || !*body_spec)
 			fprintf(stderr, "cdpbench: --bodies: no bodies\n");
 		return 2;
@@ -374,6 +382,8 @@ int run_main(int argc, char **argv)
 	/* Cells in table order: by body, then scenario. */
 	for (size_t b = 0; b < nbodies; b++) {
 		for (size_t s = 0; s < scen.n; s++) {
+			if (!scenario_cells_has(only, bodies[b], scen.v[s].name))
+				continue;
 			cells = xrealloc(cells, (ncells + 1) * sizeof *cells);
 			memset(&cells[ncells], 0, sizeof *cells);
 			cells[ncells].sc = &scen.v[s];

@@ -14,7 +14,39 @@
 
 const char *const scenario_default_spec =
 	"native,none,attach,Page,Runtime,Network,Network-capped,playwright,puppeteer,"
-	"pw-no-network,pw-postdata-cap,proxy-passthrough,none";
+	"pw-no-network,pw-postdata-cap,playwright-route,pw-route-routes-only,pw-buffer-cap,"
+	"proxy-passthrough,none";
+/* Request interception (playwright-route: Fetch with *) costs every upload,
+ * Blob too, and Network costs downloads whatever its maxPostDataSize; the
+ * download cells are the ones whose answer differs from the uploads' (what
+ * rigs send, the cap we recommend, the buffer cap that remedies downloads). */
+const struct scenario_cells scenario_default_cells[] = {
+	{ "u8", "native,none,attach,Page,Runtime,Network,Network-capped,playwright,puppeteer,"
+		"pw-no-network,pw-postdata-cap,playwright-route,pw-route-routes-only,proxy-passthrough,"
+		"none#2" },
+	{ "blob", "native,none,attach,Page,Runtime,Network,Network-capped,playwright,puppeteer,"
+		  "pw-no-network,pw-postdata-cap,playwright-route,pw-route-routes-only,"
+		  "proxy-passthrough,none#2" },
+	{ "download", "none,playwright,pw-postdata-cap,pw-buffer-cap,none#2" },
+	{ NULL, NULL },
+};
+
+int scenario_cells_has(const struct scenario_cells *cells, const char *body, const char *name)
+{
+	for (; cells && cells->body; cells++) {
+		const char *p = cells->names;
+		size_t n = strlen(name);
+		if (strcmp(cells->body, body))
+			continue;
+		while ((p = strstr(p, name)))
+			if ((p == cells->names || p[-1] == ',') && (p[n] == ',' || !p[n]))
+				return 1;
+			else
+				p += n;
+		return 0;
+	}
+	return 1;
+}
 const char *const scenario_quick_spec = "native,none,attach,Network,playwright";
 const char *const scenario_full_spec =
 	"native,none,attach,Page,Runtime,Network,Log,DOM,CSS,Debugger,Profiler,HeapProfiler,"
@@ -66,6 +98,14 @@ static const struct builtin {
 	  SCENARIO_CDP, NULL, NULL, "cpu-throttle", NULL, NULL },
 	{ "net-emulation", "Network-capped plus 20 ms emulated latency (replays/net-emulation.jsonl)",
 	  SCENARIO_CDP, NULL, NULL, "net-emulation", NULL, NULL },
+	{ "playwright-route", "playwright with one page.route matching every request, continued: "
+	  "Fetch.enable {urlPattern: *} (replays/playwright-route.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "playwright-route", NULL, NULL },
+	{ "pw-route-routes-only", "playwright-route through cdpproxy --policy "
+	  "policies/fetch-routes-only.json (only the routes' URLs paused)",
+	  SCENARIO_CDP, NULL, NULL, "playwright-route", "fetch-routes-only", NULL },
+	{ "pw-buffer-cap", "playwright through cdpproxy --policy policies/network-buffer-cap.json",
+	  SCENARIO_CDP, NULL, NULL, "playwright", "network-buffer-cap", NULL },
 	{ "proxy-passthrough", "attach through cdpproxy with no policy (A/A against attach)",
 	  SCENARIO_CDP, NULL, NULL, NULL, "", "attach" },
 };

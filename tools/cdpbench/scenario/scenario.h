@@ -69,8 +69,18 @@ void scenario_catalogue(void (*emit)(const char *name, const char *about, void *
 
 void scenario_list_free(struct scenario_list *l);
 
+/* A body and the scenarios, by their names in the matrix ("none#2"), that run
+ * with it: the default matrix is not every scenario with every body. */
+struct scenario_cells {
+	const char *body, *names;
+};
+/* Does cells (ended by a NULL body) run scenario name with body? A body it
+ * does not list runs every scenario. */
+int scenario_cells_has(const struct scenario_cells *cells, const char *body, const char *name);
+
 /* The default and --quick matrices (before files are checked for). */
 extern const char *const scenario_default_spec;
+extern const struct scenario_cells scenario_default_cells[];
 extern const char *const scenario_quick_spec;
 extern const char *const scenario_full_spec;
 
