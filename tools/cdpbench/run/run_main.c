@@ -67,7 +67,8 @@ static void usage(FILE *out)
 	      "  --replay FILE        add a scenario replaying FILE: a replay file or a cdpproxy\n"
 	      "                       --log (--log-bodies for params); repeatable. Alone: none,\n"
 	      "                       attach and the replays\n"
-	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob)\n"
+	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download,pageload (default\n"
+	      "                       u8,blob); pageload: a page of 200 small resources\n"
 	      "  --mib N              body size in MiB (default 6; --quick 4, --full 32)\n"
 	      "  --rounds N           measured rounds, fixed (default: 4, then more within --budget);\n"
 	      "                       cells interleave round by round\n"
@@ -151,7 +152,7 @@ static int parse_bodies(const char *spec, const char ***out, size_t *n)
 			;
 		if (i == bench_nbodies) {
 			fprintf(stderr, "cdpbench: unknown body '%s' (bodies: u8, ab, blob, form, str, "
-				"xhr, stream, download)\n", tok);
+				"xhr, stream, download, pageload)\n", tok);
 			free(copy);
 			return -1;
 		}
@@ -309,7 +310,7 @@ int run_main(int argc, char **argv)
 		case O_LIST:
 			printf("scenarios:\n");
 			scenario_catalogue(list_one, stdout);
-			printf("bodies: u8 ab blob form str xhr stream download\n");
+			printf("bodies: u8 ab blob form str xhr stream download pageload\n");
 			return 0;
 		case O_PRINT: return print_replay(optarg);
 		case O_VERBOSE: cfg.verbose = 1; break;

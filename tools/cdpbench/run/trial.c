@@ -178,6 +178,11 @@ static int native_transfers(struct run *r, const char *body, const char *trial_i
 	char path[256], *text;
 	int status, rc = -1;
 
+	if (!strcmp(body, "pageload")) {
+		snprintf(err, errlen, "native loads no pages: pageload needs a browser");
+		json_decref(result);
+		return -1;
+	}
 	if (httpc_connect(&h, LOCAL, r->sink_port, 60000, err, errlen) < 0) {
 		json_decref(result);
 		return -1;
