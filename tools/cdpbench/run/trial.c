@@ -235,10 +235,12 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 {
 	const struct bench_config *cfg = r->cfg;
 	char url[512], proxy_bin[BENCH_PATH_MAX + 16], upstream[32], *argv[8];
-	double bits = (double)cfg->bytes * 8 * (cfg->warmup_transfers + cfg->transfers + 1);
+	int loads = cfg->warmup_transfers + cfg->transfers + 1;
+	/* a page load is 200 requests, not the body: 5 s each, for a busy machine */
+	double bits = (double)cfg->bytes * 8 * loads, pages = strcmp(body, "pageload") ? 0 : 5.0 * loads;
 	uint64_t deadline = r->t0 + (uint64_t)(cfg->trial_timeout_s > 0 ? cfg->trial_timeout_s :
-					      20 + bits / 5e6 + (cfg->measure_ms + cfg->warmup_ms) / 1000.0) *
-					      1000000;
+					      20 + bits / 5e6 + pages +
+					      (cfg->measure_ms + cfg->warmup_ms) / 1000.0) * 1000000;
 	struct launch_opts lo = { cfg->chromium, NULL, 0, 0, NULL };
 	int port, argc = 0;
 
