@@ -12,6 +12,8 @@
 #define ATLAS_CELL_H 40
 #define ATLAS_HEAD_H 26
 #define ATLAS_LEGEND_H 70
+#define ATLAS_STOP_W 48
+#define ATLAS_LEGEND_W (8 * ATLAS_STOP_W + 24 + 78 + 200)   /* the stops, the hatch, its text */
 #define ATLAS_LOG2_SPAN 3.0   /* full colour at 1/8x and 8x */
 
 /* The heatmap's rows: every scenario measured against none (its A/A repeat
@@ -134,11 +136,11 @@ static void atlas_legend(FILE *f, const struct report *r, double y)
 
 	fprintf(f, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ratio to no debugger</text>\n",
 		ATLAS_LABEL_W - 8, y + 20);
-	for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++, x += 48) {
+	for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++, x += ATLAS_STOP_W) {
 		atlas_colour(stops[k], fill, sizeof fill);
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"48\" height=\"22\" fill=\"%s\" "
+		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"22\" fill=\"%s\" "
 			"stroke=\"#ccc\"/><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%g×</text>\n",
-			x, y + 6, fill, x + 24, y + 44, stops[k]);
+			x, y + 6, ATLAS_STOP_W, fill, x + ATLAS_STOP_W / 2.0, y + 44, stops[k]);
 	}
 	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"48\" height=\"22\" fill=\"url(#wide)\" "
 		"stroke=\"#ccc\"/><text x=\"%.0f\" y=\"%.0f\">~ CI half-width over %.0f%%</text>\n",
@@ -147,7 +149,7 @@ static void atlas_legend(FILE *f, const struct report *r, double y)
 
 static void atlas_svg(FILE *f, const struct report *r, const struct report_view *v)
 {
-	int rows = 0;
+	int rows = 0, width = ATLAS_LABEL_W + (int)r->nbodies * ATLAS_CELL_W + 10;
 	double y;
 
 	for (size_t s = 0; s < r->scenarios->n; s++)
@@ -157,7 +159,7 @@ static void atlas_svg(FILE *f, const struct report *r, const struct report_view 
 		"<defs><pattern id=\"wide\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 		"patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" "
 		"stroke=\"#000\" stroke-opacity=\"0.25\" stroke-width=\"2\"/></pattern></defs>\n",
-		ATLAS_LABEL_W + (int)r->nbodies * ATLAS_CELL_W + 10,
+		width > ATLAS_LABEL_W + ATLAS_LEGEND_W ? width : ATLAS_LABEL_W + ATLAS_LEGEND_W,
 		ATLAS_HEAD_H + rows * ATLAS_CELL_H + ATLAS_LEGEND_H);
 	for (size_t b = 0; b < r->nbodies; b++) {
 		fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-weight=\"bold\">",

@@ -148,7 +148,9 @@ static int attach(struct run *r, const struct scenario *sc, int port, char *err,
 		cdp_send(&r->cdp, sc->cmds[i].method, params);
 		free(params);
 	}
-	deadline = util_mono_us() + SETUP_TIMEOUT_MS * 1000ull;
+	/* a --trial-timeout longer than that is a machine known to be slow */
+	deadline = util_mono_us() + (uint64_t)(r->cfg->trial_timeout_s * 1000 > SETUP_TIMEOUT_MS ?
+					       r->cfg->trial_timeout_s * 1000 : SETUP_TIMEOUT_MS) * 1000ull;
 	while (r->cdp.inflight && !r->cdp.closed && util_mono_us() < deadline)
 		cdp_service(r->ctx, 20);
 	if (r->cdp.inflight) {
