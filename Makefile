@@ -67,7 +67,7 @@ UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
 
-.PHONY: all programs deps check print-version print-programs FORCE test report unit clean calls-objs asan valgrind fuzz soak \
+.PHONY: all programs deps check print-version print-programs FORCE test report atlas unit clean calls-objs asan valgrind fuzz soak \
         bench-proxy bench-instr protocol-table install uninstall deb
 PROGRAMS := $(B)/cdpproxy $(B)/cdpproxy-chromium $(TOOLS)
 all: $(PROGRAMS) $(UNIT)
@@ -168,6 +168,13 @@ deps:
 report: deps
 	$(MAKE) all
 	$(B)/cdpbench --out report
+
+# For reference: every CDP domain and the rigs' sequences (Playwright,
+# Puppeteer, with and without a route) against every workload, as a heatmap:
+# atlas/atlas.html and atlas/atlas.json (long: tools/cdpbench/README.md, "The atlas").
+atlas: deps
+	$(MAKE) all
+	$(B)/cdpbench --atlas --out atlas
 
 # Warnings are errors here; each test prints TAP and prove sums them up.
 # prove runs the files that load the machine or hold tight time bounds first,

@@ -3,18 +3,23 @@
 # Puppeteer, from tests/clients) sends to a new page, through cdpproxy --log
 # --log-bodies, and writes them as a cdpbench replay file.
 #
-# usage: tools/capture-replay.sh playwright|puppeteer [OUT]
+# usage: tools/capture-replay.sh playwright|puppeteer[-route] [OUT]
+#   CLIENT-route: the same with one route that matches everything and
+#   continues it (page.route; setRequestInterception), as a suite that mocks
+#   one API call sends.
 #   OUT defaults to tools/cdpbench/scenario/replays/CLIENT.jsonl; B=DIR picks the build
 #   directory (default build). Needs `make` and `npm ci` in tests/clients.
 set -eu
 cd "$(dirname "$0")/.."
-client=${1:?usage: tools/capture-replay.sh playwright\|puppeteer [OUT]}
+client=${1:?usage: tools/capture-replay.sh playwright\|puppeteer[-route] [OUT]}
 out=${2:-tools/cdpbench/scenario/replays/$client.jsonl}
 B=${B:-build}
+what=
+case $client in *-route) what=" with one route matching every request (continued)" ;; esac
 case $client in
-    playwright) pkg=playwright-core ;;
-    puppeteer) pkg=puppeteer-core ;;
-    *) echo "capture-replay: the client is playwright or puppeteer, not '$client'" >&2; exit 2 ;;
+    playwright|playwright-route) pkg=playwright-core ;;
+    puppeteer|puppeteer-route) pkg=puppeteer-core ;;
+    *) echo "capture-replay: the client is playwright or puppeteer (-route), not '$client'" >&2; exit 2 ;;
 esac
 for bin in "$B/cdpproxy" "$B/cdpbench"; do
     [ -x "$bin" ] || { echo "capture-replay: $bin is missing: run make" >&2; exit 1; }
@@ -50,16 +55,22 @@ done
 NODE_PATH=tests/clients/node_modules node -e '
 const [client, url] = process.argv.slice(1);
 (async () => {
-  if (client === "playwright") {
+  if (client.startsWith("playwright")) {
     const { chromium } = require("playwright-core");
     const browser = await chromium.connectOverCDP(url);
     const page = await browser.contexts()[0].newPage();
+    if (client.endsWith("-route"))
+      await page.route("**/*", (route) => route.continue());
     await page.close();
     await browser.close();
   } else {
     const puppeteer = require("puppeteer-core");
     const browser = await puppeteer.connect({ browserURL: url });
     const page = await browser.newPage();
+    if (client.endsWith("-route")) {
+      await page.setRequestInterception(true);
+      page.on("request", (request) => request.continue());
+    }
     await page.close();
     await browser.disconnect();
   }
@@ -71,7 +82,7 @@ wait "$proxy_pid" || true
 proxy_pid=
 version=$(NODE_PATH=tests/clients/node_modules node -p "require('$pkg/package.json').version")
 {
-    echo "# $pkg $version: the commands it sent to a new page's session, captured"
+    echo "# $pkg $version: the commands it sent to a new page's session$what, captured"
     echo "# through cdpproxy --log --log-bodies by tools/capture-replay.sh on $(date -u +%Y-%m-%d)."
     echo '# "$TARGET_ID" stands for the page'"'"'s target id (its main frame id), filled in at replay.'
     "$B/cdpbench" --print-replay "$tmp/log.jsonl"

@@ -24,8 +24,9 @@ static void usage(FILE *out)
 	      "  -h, --help          this text\n"
 	      "  -V, --version       the version\n\n"
 	      "Routes: GET /bench.html?trial=T&body=u8&bytes=N&n=3 (the page), POST /upload\n"
-	      "(counted, then dropped), GET /download?bytes=N, POST /result?trial=T (the\n"
-	      "page's numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
+	      "(counted, then dropped), GET /download?bytes=N, GET /site?trial=T&i=I&n=200 (a\n"
+	      "page of N small resources at /site/r?...), POST /result?trial=T (the page's\n"
+	      "numbers), GET /trial?id=T[&forget=1], GET /trials.\n", out);
 }
 
 int main(int argc, char **argv)

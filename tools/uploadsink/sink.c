@@ -1,5 +1,5 @@
-/* sink: the upload sink's routes (bench page, uploads, downloads, results) and
- * what it remembers of each trial. */
+/* sink: the upload sink's routes (bench page, uploads, downloads, page loads,
+ * results) and what it remembers of each trial. */
 #include "sink.h"
 
 #include <stdio.h>
@@ -8,16 +8,21 @@
 
 #include <jansson.h>
 
+#include "site.h"
 #include "util.h"
 
 #define RESULT_MAX (1u << 20)   /* the largest result a page may post */
 #define ID_MAX 64
 
-/* One upload or download, as the sink saw it. Times are monotonic µs. */
+enum transfer_kind { TRANSFER_UPLOAD, TRANSFER_DOWNLOAD, TRANSFER_PAGELOAD };
+static const char *const transfer_kinds[] = { "upload", "download", "pageload" };
+
+/* One upload, download or page load (the page and all its resources), as the
+ * sink saw it. Times are monotonic µs. */
 struct transfer {
 	struct transfer *next;
 	long index;              /* the page's transfer number (?i=), -1 if none */
-	int upload;
+	enum transfer_kind kind;
 	uint64_t bytes, head_us, first_us, last_us;
 };
 
@@ -39,7 +44,9 @@ static const char index_html[] =
 	"<!doctype html><meta charset=utf-8><title>uploadsink</title>\n"
 	"<h1>uploadsink</h1><p>Run the bench page: "
 	"<a href=\"/bench.html?trial=manual&body=u8&bytes=33554432&n=3\">u8, 32 MiB, 3 transfers</a>, "
-	"<a href=\"/bench.html?trial=manual&body=blob&bytes=33554432&n=3\">blob</a>. "
+	"<a href=\"/bench.html?trial=manual&body=blob&bytes=33554432&n=3\">blob</a>, "
+	"<a href=\"/bench.html?trial=manual&body=pageload&n=3\">page load</a> (of "
+	"<a href=\"/site?trial=manual&i=0\">this page</a>). "
 	"<a href=\"/trials\">What the sink has seen</a>.</p>\n";
 
 /* A trial id is what the page and cdpbench agree on: [A-Za-z0-9._-]+. */
@@ -100,17 +107,36 @@ static struct trial *trial_of(struct sink *s, const struct http1_req *r)
 	return trial_get(s, id, 1);
 }
 
-static struct transfer *transfer_add(struct sink *s, const struct http1_req *r, int upload)
+static long index_of(const struct http1_req *r)
+{
+	char idx[32];
+
+	return http1_query(r->query, "i", idx, sizeof idx) == 0 ? strtol(idx, NULL, 10) : -1;
+}
+
+static struct transfer *transfer_add(struct sink *s, const struct http1_req *r,
+				     enum transfer_kind kind)
 {
 	struct trial *t = trial_of(s, r);
 	struct transfer *x = xcalloc(1, sizeof *x);
-	char idx[32];
 
-	x->index = http1_query(r->query, "i", idx, sizeof idx) == 0 ? strtol(idx, NULL, 10) : -1;
-	x->upload = upload;
+	x->index = index_of(r);
+	x->kind = kind;
 	*t->tail = x;
 	t->tail = &x->next;
 	return x;
+}
+
+/* The trial's transfer of this kind and index, added if there is none. */
+static struct transfer *transfer_find(struct sink *s, const struct http1_req *r,
+				      enum transfer_kind kind)
+{
+	long index = index_of(r);
+
+	for (struct transfer *x = trial_of(s, r)->transfers; x; x = x->next)
+		if (x->kind == kind && x->index == index)
+			return x;
+	return transfer_add(s, r, kind);
 }
 
 static double mbps(uint64_t bytes, uint64_t us)
@@ -134,7 +160,7 @@ static void respond_text(struct http1_req *r, int status, const char *text)
 
 static void on_upload(struct sink *s, struct http1_req *r)
 {
-	struct transfer *x = transfer_add(s, r, 1);
+	struct transfer *x = transfer_add(s, r, TRANSFER_UPLOAD);
 	uint64_t span;
 
 	x->bytes = r->body_bytes;
@@ -171,11 +197,58 @@ static void on_download(struct sink *s, struct http1_req *r)
 		respond_text(r, 400, "GET /download?bytes=N (a byte count, or 32MiB)\n");
 		return;
 	}
-	x = transfer_add(s, r, 0);
+	x = transfer_add(s, r, TRANSFER_DOWNLOAD);
 	x->bytes = bytes;
 	x->head_us = x->first_us = r->head_us;
 	r->user = x;
 	http1_respond_pattern(r, 200, "application/octet-stream", bytes, download_done, s);
+}
+
+/* GET /site?trial=T&i=I[&n=N]: a page of N small resources (site.c); the
+ * page and its resources are one page-load transfer, from the page's request
+ * to the last resource handed out. */
+static void on_site(struct sink *s, struct http1_req *r)
+{
+	char val[32], id[ID_MAX];
+	long n = SITE_DEFAULT_RESOURCES;
+	struct transfer *x;
+	size_t len;
+	char *page;
+
+	if (http1_query(r->query, "n", val, sizeof val) == 0)
+		n = strtol(val, NULL, 10);
+	if (n < 1 || n > SITE_MAX_RESOURCES) {
+		respond_text(r, 400, "GET /site?trial=T&i=I&n=N (1 to 2000 resources)\n");
+		return;
+	}
+	x = transfer_find(s, r, TRANSFER_PAGELOAD);
+	snprintf(id, sizeof id, "%s", trial_of(s, r)->id);
+	page = site_page(id, x->index, (int)n, &len);
+	x->bytes += len;
+	x->head_us = x->first_us = r->head_us;
+	x->last_us = util_mono_us();
+	http1_respond(r, 200, "text/html; charset=utf-8", page, len);
+	free(page);
+}
+
+/* GET /site/r?trial=T&i=I&j=J&k=KIND: one of a site page's resources. */
+static void on_site_resource(struct sink *s, struct http1_req *r)
+{
+	char kind[8];
+	const void *body;
+	const char *type;
+	size_t len;
+	struct transfer *x;
+
+	if (http1_query(r->query, "k", kind, sizeof kind) < 0 ||
+	    site_resource(kind, &body, &len, &type) < 0) {
+		respond_text(r, 404, "no such resource\n");
+		return;
+	}
+	x = transfer_find(s, r, TRANSFER_PAGELOAD);
+	x->bytes += len;
+	x->last_us = util_mono_us();
+	http1_respond(r, 200, type, body, len);
 }
 
 static void on_result(struct sink *s, struct http1_req *r)
@@ -200,7 +273,7 @@ static json_t *trial_json(const struct trial *t)
 
 	for (const struct transfer *x = t->transfers; x; x = x->next)
 		json_array_append_new(xs, json_pack("{s:I,s:s,s:I,s:I,s:I,s:I}",
-			"i", (json_int_t)x->index, "kind", x->upload ? "upload" : "download",
+			"i", (json_int_t)x->index, "kind", transfer_kinds[x->kind],
 			"bytes", (json_int_t)x->bytes, "head_us", (json_int_t)x->head_us,
 			"first_us", (json_int_t)x->first_us, "last_us", (json_int_t)x->last_us));
 	if (t->result && !(result = json_loads(t->result, 0, NULL)))
@@ -258,6 +331,10 @@ static void sink_on_done(struct http1_req *r, void *arg)
 		on_result(s, r);
 	else if (get && !strcmp(r->path, "/download"))
 		on_download(s, r);
+	else if (get && !strcmp(r->path, "/site"))
+		on_site(s, r);
+	else if (get && !strcmp(r->path, "/site/r"))
+		on_site_resource(s, r);
 	else if (get && !strcmp(r->path, "/trial"))
 		on_trial(s, r);
 	else if (get && !strcmp(r->path, "/trials"))

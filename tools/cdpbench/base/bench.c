@@ -10,7 +10,8 @@
 
 #include "datadir.h"
 
-const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download" };
+const char *const bench_bodies[] = { "u8", "ab", "blob", "form", "str", "xhr", "stream", "download",
+					"pageload" };
 const size_t bench_nbodies = sizeof bench_bodies / sizeof bench_bodies[0];
 
 static volatile sig_atomic_t interrupted;

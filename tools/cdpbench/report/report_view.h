@@ -114,5 +114,10 @@ int report_write_html(const struct report_view *v, const char *path, char *err, 
  * view) in cfg->out_dir, created. 0, or -1 with a reason in err. */
 int report_write_files(const struct report *r, const struct report_view *v, char *err,
 		       size_t errlen);
+/* report_atlas.c: atlas.json and atlas.html (every scenario measured against
+ * none on every body, as one heatmap) in cfg->out_dir, which exists. 0, or -1
+ * with a reason in err. */
+int report_write_atlas(const struct report *r, const struct report_view *v, char *err,
+		       size_t errlen);
 
 #endif

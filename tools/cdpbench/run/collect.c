@@ -29,7 +29,7 @@ void collect_sample(const char *body, int measured, json_t *record,
 {
 	json_t *result = json_object_get(record, "result"), *sink = json_object_get(record, "transfers");
 	json_t *page = json_object_get(result, "transfers"), *t, *rows = json_array();
-	const char *kind = strcmp(body, "download") ? "upload" : "download";
+	const char *kind = !strcmp(body, "download") || !strcmp(body, "pageload") ? body : "upload";
 	const char *perr = json_string_value(json_object_get(result, "error"));
 	size_t cap = json_array_size(page) + 1;
 	double *pm = xcalloc(cap, sizeof *pm), *sm = xcalloc(cap, sizeof *sm);

@@ -52,6 +52,11 @@ static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0, 0 };
 /* stream is not in --full: Chromium streams request bodies only over HTTP/2 or
  * QUIC, and the sink speaks HTTP/1.1 (--bodies stream shows the error). */
 static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0, 0 };
+/* --atlas: every workload, fixed rounds (a run is long: README, "The atlas");
+ * with --quick, a matrix small enough for a test. */
+static const struct mode mode_atlas = { "u8,ab,blob,form,str,xhr,download,pageload", 4, 3, 0, 2, 0,
+					300, 150 };
+static const struct mode mode_atlas_quick = { "u8,pageload", 1, 2, 0, 1, 0, 0, 0 };
 
 static void usage(FILE *out)
 {
@@ -63,15 +68,20 @@ static void usage(FILE *out)
 	      "  --quick              a smoke matrix, under a minute: native,none,attach,Network,\n"
 	      "                       playwright x u8,blob, 4 MiB, 2 rounds, no warm-up round\n"
 	      "  --full               every scenario x every body but stream, 32 MiB (long)\n"
+	      "  --atlas              every domain and the rigs' sequences (with and without a\n"
+	      "                       route) x every workload but stream, 4 MiB, 3 rounds: a\n"
+	      "                       heatmap (atlas.html, atlas.json) besides the report, in\n"
+	      "                       --out (default atlas); with --quick, a small matrix\n"
 	      "  --scenarios LIST     comma-separated: built-ins (see --list), a domain (Network),\n"
 	      "                       a domain with params (Network:{\"maxPostDataSize\":1024}),\n"
 	      "                       domains in order (DOM+CSS); a name given twice is an A/A pair\n"
 	      "  --replay FILE        add a scenario replaying FILE: a replay file or a cdpproxy\n"
 	      "                       --log (--log-bodies for params); repeatable. Alone: none,\n"
 	      "                       attach and the replays\n"
-	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download (default u8,blob;\n"
-	      "                       with no --scenarios either, download too, with the scenarios\n"
-	      "                       whose answer differs from the uploads')\n"
+	      "  --bodies LIST        u8,ab,blob,form,str,xhr,stream,download,pageload (default\n"
+	      "                       u8,blob; with no --scenarios either, download too, with the\n"
+	      "                       scenarios whose answer differs from the uploads'); pageload:\n"
+	      "                       a page of 200 small resources\n"
 	      "  --mib N              body size in MiB (default 6; --quick 4, --full 32)\n"
 	      "  --rounds N           measured rounds, fixed (default: 4, then more within --budget);\n"
 	      "                       cells interleave round by round\n"
@@ -155,7 +165,7 @@ static int parse_bodies(const char *spec, const char ***out, size_t *n)
 			;
 		if (i == bench_nbodies) {
 			fprintf(stderr, "cdpbench: unknown body '%s' (bodies: u8, ab, blob, form, str, "
-				"xhr, stream, download)\n", tok);
+				"xhr, stream, download, pageload)\n", tok);
 			free(copy);
 			return -1;
 		}
@@ -187,9 +197,10 @@ int run_main(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_FULL, O_SCEN, O_REPLAY, O_BODIES, O_MIB, O_ROUNDS, O_WARM, O_XFER,
 	       O_OUT, O_CHROMIUM, O_TIMEOUT, O_SEED, O_LIST, O_PRINT, O_VERBOSE,
-	       O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER };
+	       O_BUDGET, O_TARGET, O_MEASURE, O_WARMMS, O_PLACEMENT, O_ORDER, O_ATLAS };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, O_QUICK }, { "full", no_argument, NULL, O_FULL },
+		{ "atlas", no_argument, NULL, O_ATLAS },
 		{ "scenarios", required_argument, NULL, O_SCEN },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "bodies", required_argument, NULL, O_BODIES }, { "mib", required_argument, NULL, O_MIB },
@@ -214,7 +225,7 @@ int run_main(int argc, char **argv)
 	const struct scenario_cells *only = NULL;   /* the default matrix's cells per body */
 	char **replays = NULL, err[512], sink_bin[BENCH_PATH_MAX + 16];
 	int nreplays = 0, c, li = 0, rounds = -1, warm = -1, xfer = -1, measure = -1, warmms = -1;
-	int rc = 1;
+	int rc = 1, atlas = 0, out_given = 0;
 	double mib = -1, budget = -1, target = 0.1;
 	enum placement placement = PLACEMENT_DEFAULT;
 	json_t *placed = NULL;
@@ -258,6 +269,7 @@ int run_main(int argc, char **argv)
 		switch (c) {
 		case O_QUICK: mode = &mode_quick; break;
 		case O_FULL: mode = &mode_full; break;
+		case O_ATLAS: atlas = 1; break;
 		case O_SCEN: scen_spec = optarg; break;
 		case O_REPLAY:
 			replays = xrealloc(replays, (size_t)(nreplays + 1) * sizeof *replays);
@@ -299,7 +311,10 @@ int run_main(int argc, char **argv)
 			break;
 		case O_WARM: warm = (int)v; break;
 		case O_XFER: xfer = (int)v; break;
-		case O_OUT: snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg); break;
+		case O_OUT:
+			snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", optarg);
+			out_given = 1;
+			break;
 		case O_CHROMIUM: cfg.chromium = optarg; break;
 		case O_TIMEOUT: cfg.trial_timeout_s = (int)v; break;
 		case O_SEED:
@@ -314,7 +329,7 @@ int run_main(int argc, char **argv)
 		case O_LIST:
 			printf("scenarios:\n");
 			scenario_catalogue(list_one, stdout);
-			printf("bodies: u8 ab blob form str xhr stream download\n");
+			printf("bodies: u8 ab blob form str xhr stream download pageload\n");
 			return 0;
 		case O_PRINT: return print_replay(optarg);
 		case O_VERBOSE: cfg.verbose = 1; break;
@@ -329,6 +344,15 @@ int run_main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "cdpbench: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
+	}
+	if (atlas) {
+		if (mode == &mode_full) {
+			fprintf(stderr, "cdpbench: --atlas and --full are two matrices: choose one\n");
+			return 2;
+		}
+		mode = mode == &mode_quick ? &mode_atlas_quick : &mode_atlas;
+		if (!out_given)
+			snprintf(cfg.out_dir, sizeof cfg.out_dir, "atlas");
 	}
 	cfg.bytes = (uint64_t)llround((mib > 0 ? mib : mode->mib) * (1 << 20));
 	cfg.rounds = rounds > 0 ? rounds : mode->rounds;
@@ -345,7 +369,10 @@ int run_main(int argc, char **argv)
 	env.replays = cfg.replays;
 	env.policies = cfg.policies;
 	rep.notes = json_array();
-	if (scen_spec || mode == &mode_quick) {
+	if (!scen_spec && atlas) {
+		lenient_scenarios(&scen, mode == &mode_atlas_quick ? scenario_atlas_quick_spec :
+				  scenario_atlas_spec, &env, rep.notes);
+	} else if (scen_spec || mode == &mode_quick) {
 		if (scenario_parse_list(&scen, scen_spec ? scen_spec : scenario_quick_spec, &env, err,
 					sizeof err) < 0) {
 			fprintf(stderr, "cdpbench: --scenarios: %s\n", err);
@@ -434,12 +461,14 @@ int run_main(int argc, char **argv)
 	report_view_build(&view, &rep);
 	report_text(&view, stdout);
 	fflush(stdout);
-	if (report_write_files(&rep, &view, err, sizeof err) < 0) {
+	if (report_write_files(&rep, &view, err, sizeof err) < 0 ||
+	    (atlas && report_write_atlas(&rep, &view, err, sizeof err) < 0)) {
 		fprintf(stderr, "cdpbench: %s\n", err);
 		goto out;
 	}
-	fprintf(stderr, "cdpbench: %.0f s; report in %s/ (report.html, report.md, report.json)\n",
-		rep.wall_s, cfg.out_dir);
+	fprintf(stderr, "cdpbench: %.0f s; %s in %s/ (%sreport.html, report.md, report.json)\n",
+		rep.wall_s, atlas ? "atlas" : "report", cfg.out_dir,
+		atlas ? "atlas.html, atlas.json, " : "");
 	rc = *stop ? 130 : 0;
 out:
 	report_view_free(&view);

@@ -148,7 +148,9 @@ static int attach(struct run *r, const struct scenario *sc, int port, char *err,
 		cdp_send(&r->cdp, sc->cmds[i].method, params);
 		free(params);
 	}
-	deadline = util_mono_us() + SETUP_TIMEOUT_MS * 1000ull;
+	/* a --trial-timeout longer than that is a machine known to be slow */
+	deadline = util_mono_us() + (uint64_t)(r->cfg->trial_timeout_s * 1000 > SETUP_TIMEOUT_MS ?
+					       r->cfg->trial_timeout_s * 1000 : SETUP_TIMEOUT_MS) * 1000ull;
 	while (r->cdp.inflight && !r->cdp.closed && util_mono_us() < deadline)
 		cdp_service(r->ctx, 20);
 	if (r->cdp.inflight) {
@@ -178,6 +180,11 @@ static int native_transfers(struct run *r, const char *body, const char *trial_i
 	char path[256], *text;
 	int status, rc = -1;
 
+	if (!strcmp(body, "pageload")) {
+		snprintf(err, errlen, "native loads no pages: pageload needs a browser");
+		json_decref(result);
+		return -1;
+	}
 	if (httpc_connect(&h, LOCAL, r->sink_port, 60000, err, errlen) < 0) {
 		json_decref(result);
 		return -1;
@@ -230,10 +237,12 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 {
 	const struct bench_config *cfg = r->cfg;
 	char url[512], proxy_bin[BENCH_PATH_MAX + 16], upstream[32], *argv[8];
-	double bits = (double)cfg->bytes * 8 * (cfg->warmup_transfers + cfg->transfers + 1);
+	int loads = cfg->warmup_transfers + cfg->transfers + 1;
+	/* a page load is 200 requests, not the body: 5 s each, for a busy machine */
+	double bits = (double)cfg->bytes * 8 * loads, pages = strcmp(body, "pageload") ? 0 : 5.0 * loads;
 	uint64_t deadline = r->t0 + (uint64_t)(cfg->trial_timeout_s > 0 ? cfg->trial_timeout_s :
-					      20 + bits / 5e6 + (cfg->measure_ms + cfg->warmup_ms) / 1000.0) *
-					      1000000;
+					      20 + bits / 5e6 + pages +
+					      (cfg->measure_ms + cfg->warmup_ms) / 1000.0) * 1000000;
 	struct launch_opts lo = { cfg->chromium, NULL, 0, 0, NULL };
 	int port, argc = 0;
 

@@ -53,6 +53,11 @@ const char *const scenario_full_spec =
 	"Performance,Fetch,Overlay,Accessibility,Audits,Network-capped,playwright,puppeteer,"
 	"pw-no-network,pw-postdata-cap,screencast,tracing,cache-disabled,cpu-throttle,net-emulation,"
 	"proxy-passthrough,none";
+const char *const scenario_atlas_spec =
+	"none,attach,Page,Runtime,Network,Network-capped,Log,DOM,CSS,Debugger,Profiler,HeapProfiler,"
+	"Performance,Fetch,Overlay,Accessibility,Audits,playwright,playwright-route,puppeteer,"
+	"puppeteer-route,none";
+const char *const scenario_atlas_quick_spec = "none,playwright-route";
 
 /* Domains a scenario may enable by name, and what each needs enabled first
  * (Chromium answers CSS.enable and Overlay.enable with an error otherwise). */
@@ -84,6 +89,12 @@ static const struct builtin {
 	  SCENARIO_CDP, NULL, NULL, "playwright", NULL, NULL },
 	{ "puppeteer", "the commands Puppeteer sends to a new page (replays/puppeteer.jsonl)",
 	  SCENARIO_CDP, NULL, NULL, "puppeteer", NULL, NULL },
+	{ "playwright-route", "playwright with one page.route matching every request, continued: "
+	  "Fetch.enable {urlPattern: *} (replays/playwright-route.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "playwright-route", NULL, NULL },
+	{ "puppeteer-route", "puppeteer with setRequestInterception(true), every request continued "
+	  "(replays/puppeteer-route.jsonl)",
+	  SCENARIO_CDP, NULL, NULL, "puppeteer-route", NULL, NULL },
 	{ "pw-no-network", "playwright through cdpproxy --policy policies/no-network.json",
 	  SCENARIO_CDP, NULL, NULL, "playwright", "no-network", NULL },
 	{ "pw-postdata-cap", "playwright through cdpproxy --policy policies/network-postdata-cap.json",
@@ -98,9 +109,6 @@ static const struct builtin {
 	  SCENARIO_CDP, NULL, NULL, "cpu-throttle", NULL, NULL },
 	{ "net-emulation", "Network-capped plus 20 ms emulated latency (replays/net-emulation.jsonl)",
 	  SCENARIO_CDP, NULL, NULL, "net-emulation", NULL, NULL },
-	{ "playwright-route", "playwright with one page.route matching every request, continued: "
-	  "Fetch.enable {urlPattern: *} (replays/playwright-route.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "playwright-route", NULL, NULL },
 	{ "pw-route-routes-only", "playwright-route through cdpproxy --policy "
 	  "policies/fetch-routes-only.json (only the routes' URLs paused)",
 	  SCENARIO_CDP, NULL, NULL, "playwright-route", "fetch-routes-only", NULL },

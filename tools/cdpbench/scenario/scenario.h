@@ -83,5 +83,8 @@ extern const char *const scenario_default_spec;
 extern const struct scenario_cells scenario_default_cells[];
 extern const char *const scenario_quick_spec;
 extern const char *const scenario_full_spec;
+/* `cdpbench --atlas`: every domain and the rigs' sequences; and its --quick. */
+extern const char *const scenario_atlas_spec;
+extern const char *const scenario_atlas_quick_spec;
 
 #endif
