@@ -16,31 +16,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./lib/harness');
 
-const CDPBENCH = process.env.CDPBENCH_BIN || path.join(path.dirname(h.PROXY_BIN), 'cdpbench');
+const { cdpbench } = require('./lib/cdpbench');
 const WORDS = ['slower', 'faster', 'no clear effect', 'inconclusive'];
-
-// Runs cdpbench; resolves {code, stdout, stderr}; SIGINT, then SIGKILL, on timeout.
-function cdpbench(args, timeout) {
-  return new Promise((resolve, reject) => {
-    if (!fs.existsSync(CDPBENCH)) {
-      reject(new Error(`${CDPBENCH} not found: run make (or set CDPBENCH_BIN)`));
-      return;
-    }
-    const child = h.spawnTracked(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      setTimeout(() => child.kill('SIGKILL'), 15000).unref();
-    }, timeout);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const escHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;').replace(/'/g, '&#39;');
