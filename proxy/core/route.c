@@ -344,8 +344,12 @@ int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t to
 	/* Only Chrome's messages: toward Chrome a message is masked in place
 	 * as it is framed (route_deliver still has to read it), and the
 	 * client's CDPProxy.* commands are the proxy's to answer. */
-	if (from != UP || m->type != MSG_TEXT || total <= core->cut_min || cc->shut[DOWN])
+	if (from != UP || m->type != MSG_TEXT || cc->shut[DOWN])
 		return 0;
+	/* A pipe's message ends at its NUL: what is in so far is its size
+	 * at least, and may pass cut_min with the next read. */
+	if ((total ? total : m->len) <= core->cut_min)
+		return total ? 0 : -1;
 	/* Its side is paused (a queue it fills is full), so its leg reads no
 	 * more: cut through, the message would hold the head of a queue that
 	 * waits for it to drain. Stored, it waits in its leg instead. */
@@ -370,7 +374,7 @@ int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t to
 	default:
 		return 0;
 	}
-	m->want = (size_t)total;
+	m->want = total ? (size_t)total : SIZE_MAX;
 	core_stream_begin(cc, !from, m);
 	return 1;
 }
