@@ -325,7 +325,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	core_report_open(&r.cc, "pipe", w->cfg.chromium);
 	pipeleg_init(&r.leg[DOWN], DOWN, in, outfd, w->cfg.max_message, &leg_ops, &r);
 	pipeleg_init(&r.leg[UP], UP, from[0], to[1], w->cfg.max_message, &leg_ops, &r);
-	r.leg[UP].cut_min = r.px.core.cut_min;   /* the client's are never cut through (route_begin) */
+	r.leg[DOWN].cut_min = r.leg[UP].cut_min = r.px.core.cut_min;
 	r.rwsi[DOWN] = adopt(&r, in);
 	r.wwsi[DOWN] = adopt(&r, outfd);
 	r.rwsi[UP] = adopt(&r, from[0]);
