@@ -298,9 +298,13 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	/* Fewer, larger reads and writes for big messages; a refusal is fine. */
+	/* Fewer, larger reads and writes for big messages, the client's
+	 * pipes too (a message cut through goes on as fast as its reader
+	 * takes it); a refusal is fine. */
 	fcntl(to[1], F_SETPIPE_SZ, PIPE_BYTES);
 	fcntl(from[1], F_SETPIPE_SZ, PIPE_BYTES);
+	fcntl(in, F_SETPIPE_SZ, PIPE_BYTES);
+	fcntl(outfd, F_SETPIPE_SZ, PIPE_BYTES);
 	r.w = w;
 	the_run = &r;
 	wrapper_serve(w, &r.px);
