@@ -466,7 +466,9 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (pk == PK_COMMAND && core->selfdomain && rec.method &&
+	/* A command cut through went on already (judged by its first method
+	 * key: one repeated later as CDPProxy.* is Chrome's to refuse). */
+	if (pk == PK_COMMAND && core->selfdomain && rec.method && !cut &&
 	    selfdomain_owns(rec.method, rec.method_len)) {
 		names_own(&rec, &msg, method, session);
 		route_selfdomain(cc, &r, buf, &rec, msg.method, session);
