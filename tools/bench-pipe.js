@@ -90,7 +90,7 @@ function frame(text, masked) {
 async function openWs() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pipe-'));
   const chrome = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${dir}`, '--remote-debugging-port=0', 'about:blank'],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const wsPath = await new Promise((resolve, reject) => {
     let err = '';
     chrome.stderr.on('data', (d) => { err += d; const m = /DevTools listening on ws:\/\/[^/]+:(\d+)(\/\S+)/.exec(err); if (m) resolve({ port: m[1], path: m[2] }); });
@@ -138,9 +138,9 @@ async function openWs() {
   const close = async () => {
     sock.destroy();
     px.kill('SIGTERM');
-    chrome.kill('SIGKILL');
-    await new Promise((r) => { if (chrome.exitCode !== null) r(); else chrome.once('exit', r); setTimeout(r, 3000); });
-    fs.rmSync(dir, { recursive: true, force: true });
+    await new Promise((r) => { if (chrome.exitCode !== null) r(); else chrome.once('exit', r); setTimeout(r, 3000);
+      try { process.kill(-chrome.pid, 'SIGKILL'); } catch { /* gone */ } });   // with its helpers
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   return { send, close, pid: px.pid };
 }
