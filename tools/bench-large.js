@@ -13,9 +13,10 @@
 // repeats, the variants interleaved (A B A B ...), with the transfer time
 // (last in - first in) to compare. Each message is followed by a small one
 // (the command's answer), whose order and the big one's bytes are checked.
-//
+// Both legs: the WebSocket proxy (cdpproxy), and the pipe (the wrapper
+// beside it, cdpproxy-chromium, launching a fake Chrome on fds 3 and 4).
 //   node tools/bench-large.js [--proxy BIN] [--before BIN] [--sizes 8MiB,117MiB]
-//                             [--repeats N] [--json FILE]
+//                             [--repeats N] [--legs ws,pipe] [--json FILE]
 'use strict';
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -25,12 +26,12 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const B = process.env.B || path.join(ROOT, 'build');
-const opts = { proxy: path.join(B, 'cdpproxy'), before: '', sizes: '8MiB,117MiB', repeats: 7, json: '' };
-for (let i = process.argv[2] === "--fake-chrome" ? process.argv.length : 2; i < process.argv.length; i++) {
+const opts = { proxy: path.join(B, 'cdpproxy'), before: '', sizes: '8MiB,117MiB', repeats: 7, legs: 'ws,pipe', json: '' };
+for (let i = /^--fake-(pipe-)?chrome$/.test(process.argv[2]) ? process.argv.length : 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const key = a.replace(/^--/, '');
   if (a === '-h' || a === '--help') {
-    console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+    console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
     process.exit(0);
   }
   if (!(key in opts) || i + 1 >= process.argv.length) { console.error(`bench-large: bad argument ${a}`); process.exit(2); }
@@ -105,7 +106,7 @@ function bigEvent(bytes) {
   tail.copy(payload, bytes - tail.length);
   for (let off = head.length; off + 8 < bytes - tail.length; off += 4096) payload.write((off >>> 12).toString(16).padStart(8, '0'), off, 'latin1');
   const frame = Buffer.concat([frameHeader(bytes), payload]);
-  const v = { frame, sha: crypto.createHash('sha256').update(payload).digest('hex') };
+  const v = { frame, pipe: Buffer.concat([payload, Buffer.alloc(1)]), sha: crypto.createHash('sha256').update(payload).digest('hex') };
   bodies.set(bytes, v);
   return v;
 }
@@ -203,10 +204,84 @@ function client(port) {
   });
 }
 
+// The fake Chrome of the pipe leg, launched by the wrapper (CDPPROXY_CHROMIUM):
+// commands on fd 3, for each one event of params.size bytes on fd 4, then the
+// answer, which carries the event's marks (first in, last in: the monotonic
+// clock is the machine's, the same in every process).
+function fakePipeChrome() {
+  const out = new net.Socket({ fd: 4, readable: false, writable: true });
+  const inp = fs.createReadStream(null, { fd: 3 });
+  let buf = Buffer.alloc(0);
+  inp.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    let i;
+    while ((i = buf.indexOf(0)) >= 0) {
+      const cmd = JSON.parse(buf.subarray(0, i).toString());
+      buf = buf.subarray(i + 1);
+      const big = bigEvent(cmd.params.size);
+      const mark = { firstIn: now() };
+      out.write(big.pipe, () => {
+        mark.lastIn = now();
+        out.write(`{"id":${cmd.id},"result":${JSON.stringify(mark)}}\0`);
+      });
+    }
+  });
+  inp.on('end', () => process.exit(0));
+}
+
+// A pipe client of the wrapper (bin: cdpproxy-chromium) launching the fake
+// Chrome: ask(size) resolves the message's times as client() does.
+function pipeClient(bin, dir) {
+  const fake = path.join(dir, 'fake-chrome');
+  fs.writeFileSync(fake, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(__filename)} --fake-pipe-chrome "$@"\n`, { mode: 0o755 });
+  const child = spawn(bin, ['--remote-debugging-pipe'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'pipe'],
+    env: { ...process.env, CDPPROXY_CHROMIUM: fake, CDPPROXY_LOG: '' } });
+  let cur = null, waiting = null, hash = null, id = 0, small = [];
+  child.stdio[4].on('data', (d) => {
+    const t = now();
+    while (d.length) {
+      if (cur && !cur.lastOut) {   // the big event
+        if (!cur.firstOut) { cur.firstOut = t; cur.len = 0; hash = crypto.createHash('sha256'); }
+        const i = d.indexOf(0);
+        const part = i < 0 ? d : d.subarray(0, i);
+        hash.update(part);
+        cur.len += part.length;
+        if (i < 0) return;
+        cur.lastOut = t;
+        cur.sha = hash.digest('hex');
+        d = d.subarray(i + 1);
+        continue;
+      }
+      const i = d.indexOf(0);   // the answer, with the marks
+      small.push(i < 0 ? d : d.subarray(0, i));
+      if (i < 0) return;
+      d = d.subarray(i + 1);
+      const answer = JSON.parse(Buffer.concat(small).toString());
+      small = [];
+      if (!cur) continue;
+      cur.answer = answer;
+      cur.mark = answer.result;
+      const w = waiting; waiting = null; w(cur);
+    }
+  });
+  return {
+    ask(size) {
+      cur = { id: ++id };
+      child.stdio[3].write(JSON.stringify({ id: cur.id, method: 'Bench.large', params: { size } }) + '\0');
+      return new Promise((r) => { waiting = r; });
+    },
+    close() { child.stdio[3].end(); setTimeout(() => { try { child.kill('SIGKILL'); } catch { /* gone */ } }, 2000).unref(); },
+  };
+}
+
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[(s.length - 1) >> 1] : NaN; };
 
 // The fake Chrome runs in a child process (a process of its own, as
 // Chrome's is): its marks come over IPC, on the same monotonic clock.
+if (process.argv[2] === '--fake-pipe-chrome') {
+  fakePipeChrome();
+  return;
+}
 if (process.argv[2] === '--fake-chrome') {
   fakeChrome((m) => process.send(m)).then((c) => process.send({ port: c.port }));
   process.on('disconnect', () => process.exit(0));
@@ -227,19 +302,29 @@ function startChrome() {
 
 (async () => {
   const chrome = await startChrome();
-  const variants = [{ name: 'after', bin: opts.proxy }];
-  if (opts.before) variants.unshift({ name: 'before', bin: opts.before });
-  for (const v of variants) {
-    v.px = await startProxy(v.bin, chrome.port);
-    v.cl = await client(v.px.port);
-    v.runs = {};
+  const legs = opts.legs.split(',');
+  const bins = [{ name: 'after', bin: opts.proxy }];
+  if (opts.before) bins.unshift({ name: 'before', bin: opts.before });
+  const variants = [];
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'bench-large-'));
+  for (const leg of legs) {
+    for (const b of bins) {
+      const v = { name: `${b.name} ${leg}`, leg, runs: {} };
+      if (leg === 'ws') {
+        v.px = await startProxy(b.bin, chrome.port);
+        v.cl = await client(v.px.port);
+      } else {
+        v.cl = pipeClient(path.join(path.dirname(b.bin), 'cdpproxy-chromium'), dir);
+      }
+      variants.push(v);
+    }
   }
   let failed = 0;
   for (let r = 0; r <= opts.repeats; r++) {   // round 0: warm-up, not counted
     for (const s of SIZES) {
       for (const v of (r & 1 ? [...variants].reverse() : variants)) {
         const got = await v.cl.ask(s.bytes);
-        const mark = await chrome.nextMark();
+        const mark = v.leg === 'ws' ? await chrome.nextMark() : got.mark;
         const ok = got.len === s.bytes && got.sha === bigEvent(s.bytes).sha && got.answer.id === got.id;
         if (!ok) { failed++; console.error(`bench-large: ${v.name} ${s.name}: wrong bytes or order`); }
         if (!r) continue;
@@ -254,7 +339,7 @@ function startChrome() {
   const out = { date: new Date().toISOString(), repeats: opts.repeats, load: fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0], results: [] };
   const ms = (us) => (us / 1000).toFixed(us < 10000 ? 2 : 1);
   console.log(`large messages through cdpproxy: medians of ${opts.repeats} interleaved repeats (ms; load ${out.load})`);
-  console.log('variant  size     transfer  last in->last out  first in->first out  last/transfer');
+  console.log('variant      size     transfer  last in->last out  first in->first out  last/transfer');
   for (const s of SIZES) {
     for (const v of variants) {
       const runs = v.runs[s.name] || [];
@@ -262,12 +347,13 @@ function startChrome() {
         transfer_us: median(runs.map((x) => x.transfer)), last_us: median(runs.map((x) => x.last)),
         first_us: median(runs.map((x) => x.first)) };
       out.results.push(row);
-      console.log(`${v.name.padEnd(8)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.last_us).padStart(17)}  ` +
+      console.log(`${v.name.padEnd(12)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.last_us).padStart(17)}  ` +
         `${ms(row.first_us).padStart(19)}  ${(100 * row.last_us / row.transfer_us).toFixed(1).padStart(12)}%`);
     }
   }
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(out, null, 2) + '\n');
-  for (const v of variants) { v.cl.close(); v.px.child.kill('SIGTERM'); }
+  for (const v of variants) { v.cl.close(); if (v.px) v.px.child.kill('SIGTERM'); }
+  setTimeout(() => fs.rmSync(dir, { recursive: true, force: true }), 300).unref();
   chrome.child.disconnect();
   process.exitCode = failed ? 1 : 0;
   setTimeout(() => process.exit(process.exitCode), 500).unref();

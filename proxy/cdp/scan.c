@@ -659,17 +659,16 @@ static const char *first_str(const char *p, const char *end)
 	return p < end && *p != '"' ? NULL : p;
 }
 
-enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *f)
+/* The member of an object whose key begins at p or after it (after '{' or
+ * ','), up to end: scan_first's and scan_next's. */
+static enum scan_first_kind first_member(const char *buf, const char *p, const char *end,
+					 struct scan_first *f)
 {
-	const char *end = buf + len, *p = first_ws(buf, end), *key, *q;
+	const char *key, *q;
 	size_t klen;
 
 	memset(f, 0, sizeof *f);
-	if (p == end)
-		return SCAN_FIRST_MORE;
-	if (*p != '{')
-		return SCAN_FIRST_OTHER;
-	if ((p = first_ws(p + 1, end)) == end)
+	if ((p = first_ws(p, end)) == end)
 		return SCAN_FIRST_MORE;
 	if (*p != '"')
 		return SCAN_FIRST_OTHER;
@@ -696,6 +695,7 @@ enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *
 		f->method.off = (size_t)(q - buf);
 		f->method.len = (size_t)(p - q);
 		f->method.present = 1;
+		f->end = (size_t)(p + 1 - buf);
 		return SCAN_FIRST_METHOD;
 	}
 	if (klen == 2 && !memcmp(key, "id", 2)) {
@@ -709,9 +709,33 @@ enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *
 		if (p == q || (*p != ',' && *p != '}' && !IS_WS(*p)))
 			return SCAN_FIRST_OTHER;
 		f->id = neg ? -(int64_t)v : (int64_t)v;
+		f->end = (size_t)(p - buf);
 		return SCAN_FIRST_ID;
 	}
 	return SCAN_FIRST_OTHER;
+}
+
+enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *f)
+{
+	const char *end = buf + len, *p = first_ws(buf, end);
+
+	memset(f, 0, sizeof *f);
+	if (p == end)
+		return SCAN_FIRST_MORE;
+	if (*p != '{')
+		return SCAN_FIRST_OTHER;
+	return first_member(buf, p + 1, end, f);
+}
+
+enum scan_first_kind scan_next(const char *buf, size_t len, struct scan_first *f)
+{
+	const char *end = buf + len, *p = first_ws(buf + f->end, end);
+
+	if (p == end)
+		return SCAN_FIRST_MORE;
+	if (*p != ',')
+		return SCAN_FIRST_OTHER;
+	return first_member(buf, p + 1, end, f);
 }
 
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)

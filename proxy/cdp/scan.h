@@ -57,10 +57,15 @@ enum scan_first_kind {
 struct scan_first {
 	struct scan_str method;
 	int64_t id;
+	size_t end;             /* just past the member's value (METHOD, ID) */
 };
 /* Reads the first member of the message that buf[0..len) begins. Nothing
  * after it is looked at: a key repeated later is not seen. */
 enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *f);
+/* Reads the member after the one f holds (scan_first's or scan_next's,
+ * METHOD or ID), as scan_first reads the first: a client's command is
+ * {"id":N,"method":M,...}. */
+enum scan_first_kind scan_next(const char *buf, size_t len, struct scan_first *f);
 
 /* Strings are skipped with AVX2 when the CPU has it (found at start-up),
  * else with SSE2. Turns AVX2 off (0) or back on where there is any, for tests

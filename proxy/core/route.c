@@ -335,42 +335,75 @@ void route_set_policy(struct core *core, struct policy *p, const char *source)
  * member; a message that has not shown it by then is stored and forwarded. */
 #define CUT_PREFIX 4096
 
+/* Has method str an escape? Rules match its decoded name, which only the
+ * whole message's scan gives: such a message is stored. */
+static int escaped(const char *buf, const struct scan_str *str)
+{
+	return memchr(buf + str->off, '\\', str->len) != NULL;
+}
+
+/* Chrome's message begun in buf[0..len): may it go on before it is whole?
+ * 1 yes, 0 no, -1 its first bytes do not tell yet. */
+static int begin_from_up(const struct core *core, const char *buf, size_t len)
+{
+	struct scan_first f;
+
+	switch (scan_first(buf, len, &f)) {
+	case SCAN_FIRST_MORE:
+		return len < CUT_PREFIX ? -1 : 0;
+	case SCAN_FIRST_METHOD:
+		/* An event, judged on its method whatever its session's target. */
+		return !escaped(buf, &f.method) &&
+		       !policy_may_match(core->policy, PK_EVENT, buf + f.method.off, f.method.len);
+	case SCAN_FIRST_ID:
+		/* A response: a rule matches its command's method, found by its
+		 * id and sessionId, which comes last; an answer to the proxy's
+		 * own command is not forwarded at all. */
+		return f.id < PROXY_ID_BASE && !policy_may_match(core->policy, PK_RESPONSE, NULL, 0);
+	default:
+		return 0;
+	}
+}
+
+/* The client's message begun in buf[0..len): a command whose method
+ * (its first member, or its second after its id) no rule could match,
+ * whatever its target, and not the proxy's own (CDPProxy.*). */
+static int begin_from_down(const struct core *core, const char *buf, size_t len)
+{
+	struct scan_first f;
+	enum scan_first_kind k = scan_first(buf, len, &f);
+
+	if (k == SCAN_FIRST_ID)
+		k = scan_next(buf, len, &f);
+	if (k == SCAN_FIRST_MORE)
+		return len < CUT_PREFIX ? -1 : 0;
+	if (k != SCAN_FIRST_METHOD || escaped(buf, &f.method) || (core->selfdomain && selfdomain_owns(buf + f.method.off,
+									  f.method.len)))
+		return 0;
+	return !policy_may_match(core->policy, PK_COMMAND, buf + f.method.off, f.method.len);
+}
+
 int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t total)
 {
 	struct core *core = cc->core;
 	const char *buf = (const char *)MSG_DATA(m);
-	struct scan_first f;
+	int rc;
 
-	/* Only Chrome's messages: toward Chrome a message is masked in place
-	 * as it is framed (route_deliver still has to read it), and the
-	 * client's CDPProxy.* commands are the proxy's to answer. */
-	if (from != UP || m->type != MSG_TEXT || total <= core->cut_min || cc->shut[DOWN])
+	if (m->type != MSG_TEXT || cc->shut[!from])
 		return 0;
+	/* A pipe's message ends at its NUL: what is in so far is its size
+	 * at least, and may pass cut_min with the next read. */
+	if ((total ? total : m->len) <= core->cut_min)
+		return total ? 0 : -1;
 	/* Its side is paused (a queue it fills is full), so its leg reads no
 	 * more: cut through, the message would hold the head of a queue that
 	 * waits for it to drain. Stored, it waits in its leg instead. */
 	if (core_paused(cc, from))
 		return 0;
-	switch (scan_first(buf, m->len, &f)) {
-	case SCAN_FIRST_MORE:
-		return m->len < CUT_PREFIX ? -1 : 0;
-	case SCAN_FIRST_METHOD:
-		/* An event (or a command, if an id follows, which no rule sees),
-		 * judged on its method whatever its session's target. */
-		if (policy_may_match(core->policy, PK_EVENT, buf + f.method.off, f.method.len))
-			return 0;
-		break;
-	case SCAN_FIRST_ID:
-		/* A response: a rule matches its command's method, found by its
-		 * id and sessionId, which comes last; an answer to the proxy's
-		 * own command is not forwarded at all. */
-		if (f.id >= PROXY_ID_BASE || policy_may_match(core->policy, PK_RESPONSE, NULL, 0))
-			return 0;
-		break;
-	default:
-		return 0;
-	}
-	m->want = (size_t)total;
+	rc = from == UP ? begin_from_up(core, buf, m->len) : begin_from_down(core, buf, m->len);
+	if (rc <= 0)
+		return rc;
+	m->want = total ? (size_t)total : SIZE_MAX;
 	core_stream_begin(cc, !from, m);
 	return 1;
 }
@@ -433,7 +466,9 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	if (pk == PK_COMMAND && core->selfdomain && rec.method &&
+	/* A command cut through went on already (judged by its first method
+	 * key: one repeated later as CDPProxy.* is Chrome's to refuse). */
+	if (pk == PK_COMMAND && core->selfdomain && rec.method && !cut &&
 	    selfdomain_owns(rec.method, rec.method_len)) {
 		names_own(&rec, &msg, method, session);
 		route_selfdomain(cc, &r, buf, &rec, msg.method, session);

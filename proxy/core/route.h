@@ -15,13 +15,16 @@
  * written in part: it is scanned, tracked, counted and logged the same,
  * but no rule is applied (the one decided at its start stands). */
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m);
-/* Cut through: the first m->len bytes of a single-frame message from side
- * `from` of total bytes are in. 1: nothing needs it whole first (no rule
- * could match it, per its first member, and it is over core->cut_min): it
- * is queued for the other side now (m->want = total, the queue owns it;
- * the leg goes on filling it, reports core_stream_grew, then hands it to
- * route_deliver once whole). 0: store and forward it (route_deliver once
- * whole). -1: its first bytes do not tell yet: ask again with more. */
+/* Cut through: the first m->len bytes of a message from side `from` of
+ * total bytes are in (a single WebSocket frame's), or of a length not
+ * known yet (total 0: a pipe's, which ends at a NUL). 1: nothing needs it
+ * whole first (no rule could match it, per its first member, and it is
+ * over core->cut_min): it is queued for the other side now (m->want =
+ * total, or SIZE_MAX until the leg knows it; the queue owns it; the leg
+ * goes on filling it, reports core_stream_grew, sets want to its length
+ * once whole and hands it to route_deliver). 0: store and forward it
+ * (route_deliver once whole). -1: its first bytes do not tell yet: ask
+ * again with more. */
 int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t total);
 /* cc's legs are set: sends what the policy injects for a page
  * connection's own session. */

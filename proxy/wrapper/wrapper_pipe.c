@@ -36,6 +36,7 @@ struct pipe_run {
 	int in_done[2];               /* side s's input ended */
 	int close_write[2];           /* close side s's output once its queue is written */
 	int dirty[2];                 /* out[s] has news: write it at the round's end */
+	int pause_after[2];           /* side s was paused inside a cut-through message */
 	uint64_t exited_at_us;        /* when the browser was reaped */
 };
 
@@ -54,7 +55,10 @@ static void pipe_reading(struct core_conn *cc, enum side s, int on)
 {
 	struct pipe_run *r = run_of(cc);
 
-	if (r->rwsi[s])
+	/* A cut-through message is read to its end even so: it frees the
+	 * queue that paused its side only once it is whole and written. */
+	r->pause_after[s] = !on && pipeleg_streaming(&r->leg[s]);
+	if (r->rwsi[s] && !r->pause_after[s])
 		lws_rx_flow_control(r->rwsi[s], on);
 }
 
@@ -88,7 +92,35 @@ static void leg_written(void *ctx, int side)
 	core_written(&r->cc, (enum side)side);
 }
 
-static const struct pipeleg_ops leg_ops = { leg_deliver, leg_refused, leg_written };
+static int leg_begin(void *ctx, int side, struct msg *m)
+{
+	struct pipe_run *r = ctx;
+
+	return route_begin(&r->cc, (enum side)side, m, 0);
+}
+
+static void leg_grew(void *ctx, int side, struct msg *m, size_t old_cost)
+{
+	struct pipe_run *r = ctx;
+
+	core_stream_grew(&r->cc, (enum side)!side, m, old_cost);
+}
+
+static void leg_end(void *ctx, int side, struct msg *m)
+{
+	struct pipe_run *r = ctx;
+
+	route_deliver(&r->cc, (enum side)side, m);
+	if (r->pause_after[side]) {   /* a pause asked for while it came applies now */
+		r->pause_after[side] = 0;
+		if (r->rwsi[side] && core_paused(&r->cc, (enum side)side))
+			lws_rx_flow_control(r->rwsi[side], 0);
+	}
+}
+
+static const struct pipeleg_ops leg_ops = {
+	leg_deliver, leg_refused, leg_written, leg_begin, leg_grew, leg_end
+};
 
 /* Nothing more goes to side s: its output closes once what is queued is
  * written, so that its reader sees the end (Chromium exits on it). */
@@ -112,6 +144,8 @@ static int pipe_write(struct pipe_run *r, enum side s)
 
 	if (rc < 0)
 		return -1;
+	if (rc == 2)   /* a cut-through message's bytes: core_stream_grew asks again */
+		return 0;
 	if (!rc) {   /* full: lws says when it takes more */
 		lws_callback_on_writable(r->wwsi[s]);
 		return 0;
@@ -182,7 +216,10 @@ static int pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 	case LWS_CALLBACK_RAW_CLOSE_FILE:
 		if (out) {
 			r->wwsi[s] = NULL;
-			/* Its reader is gone (or we closed it): nothing can reach it. */
+			/* Its reader is gone (or we closed it): nothing can reach it.
+			 * A message cut through to it is in the queue dropped now:
+			 * the other leg reads its rest and throws it away. */
+			pipeleg_rx_release(&r->leg[!s]);
 			core_shut(&r->cc, (enum side)s, 1);
 			if (s == DOWN)   /* a client that stopped reading is not waited for */
 				pipe_end_output(r, UP);
@@ -261,9 +298,13 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	/* Fewer, larger reads and writes for big messages; a refusal is fine. */
+	/* Fewer, larger reads and writes for big messages, the client's
+	 * pipes too (a message cut through goes on as fast as its reader
+	 * takes it); a refusal is fine. */
 	fcntl(to[1], F_SETPIPE_SZ, PIPE_BYTES);
 	fcntl(from[1], F_SETPIPE_SZ, PIPE_BYTES);
+	fcntl(in, F_SETPIPE_SZ, PIPE_BYTES);
+	fcntl(outfd, F_SETPIPE_SZ, PIPE_BYTES);
 	r.w = w;
 	the_run = &r;
 	wrapper_serve(w, &r.px);
@@ -288,6 +329,7 @@ int wrapper_run_pipe(struct wrapper *w, char *err, size_t errlen)
 	core_report_open(&r.cc, "pipe", w->cfg.chromium);
 	pipeleg_init(&r.leg[DOWN], DOWN, in, outfd, w->cfg.max_message, &leg_ops, &r);
 	pipeleg_init(&r.leg[UP], UP, from[0], to[1], w->cfg.max_message, &leg_ops, &r);
+	r.leg[DOWN].cut_min = r.leg[UP].cut_min = r.px.core.cut_min;
 	r.rwsi[DOWN] = adopt(&r, in);
 	r.wwsi[DOWN] = adopt(&r, outfd);
 	r.rwsi[UP] = adopt(&r, from[0]);

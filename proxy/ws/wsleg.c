@@ -204,6 +204,38 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			l->ops->written(l->ctx, l->side);
 			continue;
 		}
+		/* A cut-through one toward Chrome is masked into the batch, a
+		 * batch at a time: its own bytes stay as they came, for the
+		 * core to scan once it is whole. out_sent counts its bytes gone
+		 * to the batch; what the socket does not take waits in unsent. */
+		if (l->client && m->want) {
+			if (m != l->out) {
+				l->out = m;
+				l->out_sent = 0;
+				used = frame_header(l, batch, m, m->want, l->out_mask);
+			}
+			if (l->out_sent == m->len && !msg_whole(m)) {   /* all that came */
+				starved = 1;
+				break;
+			}
+			{
+				size_t take = m->len - l->out_sent;
+				if (take > BATCH_BYTES - used)
+					take = BATCH_BYTES - used;
+				wsframe_mask(batch + used, MSG_DATA(m) + l->out_sent, take, l->out_mask,
+					     l->out_sent);
+				used += take;
+				l->out_sent += take;
+				if (write_bytes(l, batch, used) < 0)
+					return -1;
+				used = 0;
+				if (l->out_sent == m->len && msg_whole(m)) {
+					l->out = NULL;
+					l->ops->written(l->ctx, l->side);
+				}
+			}
+			continue;
+		}
 		/* A large one is written from its own buffer, its header in the
 		 * headroom, as much as the socket takes; the rest waits there
 		 * (a cut-through one's, for its bytes to come: grew asks again).

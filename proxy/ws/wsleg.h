@@ -75,6 +75,7 @@ struct wsleg {
 	struct wsleg_unsent unsent;
 	const struct msg *out;        /* the large message being written from its own buffer */
 	size_t out_hdr, out_sent;     /* its header (in its headroom), and bytes of both written */
+	unsigned char out_mask[4];    /* a cut-through one toward Chrome: its frame's mask */
 	int full;                     /* the socket took less than offered: wait to write */
 	int last_write;               /* close once unsent is written: nothing more goes */
 	lws_sorted_usec_list_t hold;  /* a delayed message's time */
@@ -107,9 +108,10 @@ void wsleg_rx_flow(struct wsleg *l, int paused);
  * (msg.h: want) is framed with its whole length and written as far as its
  * bytes have come; nothing behind it goes before it is whole; one whose
  * sender went (cut) is dropped if none of it went yet, else the socket is
- * to be closed (-1): its frame cannot be finished. Written unmasked only
- * (the server's end): masking in place would garble the bytes the core
- * still reads. 1 when q and what was
+ * to be closed (-1): its frame cannot be finished. Masked in place only
+ * when whole (masking a cut-through one in place would garble the bytes
+ * the core still reads; a cut-through one from the client's end is masked into a
+ * copy, a batch at a time). 1 when q and what was
  * unsent are all written, 0 when the rest waits (lws calls back), -1 when
  * the socket failed or is to be closed now. */
 int wsleg_write(struct wsleg *l, struct queue *q);

@@ -75,7 +75,7 @@ static void on_written(void *ctx, int side)
 	msg_free(queue_pop(&g->q));
 }
 
-static const struct pipeleg_ops ops = { on_deliver, on_refused, on_written };
+static const struct pipeleg_ops ops = { .deliver = on_deliver, .refused = on_refused, .written = on_written };
 
 static int drain(int fd, uint8_t *buf, size_t cap, size_t *len)
 {

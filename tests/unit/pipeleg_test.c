@@ -1,6 +1,8 @@
 /* pipeleg_test: NUL framing over a real pipe in random chunk sizes, a 64 MiB
- * message, refusal of a message with no NUL past max_message, and a queue of
- * messages written in order through a pipe that fills. */
+ * message, refusal of a message with no NUL past max_message, a queue of
+ * messages written in order through a pipe that fills, and large messages
+ * cut through from one leg to another: written before they are whole, in
+ * order, cut ones ending the output. */
 #include "../../proxy/pipe/pipeleg.c"
 
 #include <signal.h>
@@ -56,7 +58,7 @@ static void written(void *ctx, int side)
 	msg_free(queue_pop(writing));
 }
 
-static const struct pipeleg_ops ops = { deliver, refused, written };
+static const struct pipeleg_ops ops = { .deliver = deliver, .refused = refused, .written = written };
 
 static void push(struct queue *q, const char *p, size_t len)
 {
@@ -283,6 +285,216 @@ static void test_max_wrap(void)
 	free(msg);
 }
 
+/* Cut through: leg a reads, its messages go into q (a message that starts
+ * with 'c' as it comes, others whole), leg b writes q. */
+struct relay {
+	struct pipeleg a, b;
+	struct queue q;
+	int in_w, out_r;
+	int ends, early;              /* messages ended; bytes of one written before its end */
+	char *out;
+	size_t out_len, out_cap;
+};
+
+static void relay_deliver(void *ctx, int side, const char *buf, size_t len)
+{
+	struct relay *r = ctx;
+	(void)side;
+	push(&r->q, buf, len);
+}
+
+static int relay_begin(void *ctx, int side, struct msg *m)
+{
+	struct relay *r = ctx;
+	(void)side;
+	if (MSG_DATA(m)[0] != 'c')
+		return 0;
+	m->want = SIZE_MAX;
+	queue_push(&r->q, m);
+	return 1;
+}
+
+static void relay_grew(void *ctx, int side, struct msg *m, size_t old_cost)
+{
+	struct relay *r = ctx;
+	(void)side;
+	r->q.bytes += msg_cost(m) - old_cost;
+}
+
+static void relay_end(void *ctx, int side, struct msg *m)
+{
+	struct relay *r = ctx;
+	(void)side, (void)m;
+	r->ends++;
+}
+
+static void relay_written(void *ctx, int side)
+{
+	struct relay *r = ctx;
+	(void)side;
+	msg_free(queue_pop(&r->q));
+}
+
+static void relay_refused(void *ctx, int side, uint64_t bytes)
+{
+	(void)ctx, (void)side, (void)bytes;   /* the leg counts them */
+}
+
+static const struct pipeleg_ops relay_ops = {
+	.deliver = relay_deliver, .refused = relay_refused, .written = relay_written,
+	.begin = relay_begin, .grew = relay_grew, .end = relay_end
+};
+
+/* b writes what it can, and what came out is kept; returns b's answer. */
+static int relay_pump(struct relay *r)
+{
+	char err[128];
+	int rc = pipeleg_write(&r->b, &r->q, err, sizeof err);
+	ssize_t n;
+
+	for (;;) {
+		if (r->out_cap - r->out_len < 65536) {
+			r->out_cap = r->out_cap * 2 + 65536;
+			r->out = xrealloc(r->out, r->out_cap);
+		}
+		if ((n = read(r->out_r, r->out + r->out_len, r->out_cap - r->out_len)) <= 0)
+			break;
+		r->out_len += (size_t)n;
+	}
+	if (r->a.rx && r->out_len && r->b.head_sent)
+		r->early = 1;
+	return rc;
+}
+
+static void relay_open(struct relay *r, uint64_t max)
+{
+	int in[2], out[2];
+
+	memset(r, 0, sizeof *r);
+	if (pipe(in) < 0 || pipe(out) < 0)
+		abort();
+	pipeleg_init(&r->a, 0, in[0], -1, max, &relay_ops, r);
+	r->a.cut_min = 1000;
+	pipeleg_init(&r->b, 1, -1, out[1], max, &relay_ops, r);
+	r->in_w = in[1];
+	r->out_r = out[0];
+	fcntl(r->in_w, F_SETFL, O_NONBLOCK);
+	fcntl(r->out_r, F_SETFL, O_NONBLOCK);
+}
+
+static void relay_close(struct relay *r)
+{
+	queue_clear(&r->q);
+	close(r->a.rfd);
+	close(r->b.wfd);
+	close(r->out_r);
+	pipeleg_free(&r->a);
+	pipeleg_free(&r->b);
+	free(r->out);
+}
+
+/* Feeds len bytes of p in random chunks, reading and writing after each. */
+static int relay_feed(struct relay *r, const char *p, size_t len)
+{
+	char err[128];
+	size_t off = 0;
+	int rc = 1;
+
+	while (off < len) {
+		size_t chunk = 1 + (size_t)rand() % 40000;
+		ssize_t n;
+		if (chunk > len - off)
+			chunk = len - off;
+		if ((n = write(r->in_w, p + off, chunk)) > 0)
+			off += (size_t)n;
+		pipeleg_read(&r->a, err, sizeof err);
+		if (rc >= 0)   /* once failed, b is done: its peer would be closed */
+			rc = relay_pump(r);
+	}
+	return rc;
+}
+
+static void test_cut_through(void)
+{
+	struct relay r;
+	char *stream = xmalloc(4 << 20), err[128];
+	size_t len = 0;
+	int n_cut = 0, rc;
+
+	relay_open(&r, 1 << 20);
+	for (int i = 0; i < 60; i++) {
+		/* Small ones, large ones cut through ('c') and large ones stored ('s'). */
+		size_t m = i % 5 == 1 ? 100000 + (size_t)rand() % 150000 : (size_t)rand() % 300;
+		char first = i % 5 == 1 ? (i % 10 == 1 ? 'c' : 's') : 'x';
+		n_cut += first == 'c';
+		for (size_t k = 0; k < m; k++)
+			stream[len + k] = k ? (char)('a' + (k * 7 + (size_t)i) % 26) : first;
+		len += m;
+		stream[len++] = '\0';
+	}
+	relay_feed(&r, stream, len);
+	close(r.in_w);
+	while (pipeleg_read(&r.a, err, sizeof err) > 0)
+		;
+	for (int i = 0; i < 100 && (rc = relay_pump(&r)) != 1; i++)
+		;
+	is_int(r.ends, n_cut, "cut through: every 'c' message taken and ended (%d)", n_cut);
+	ok(r.out_len == len && !memcmp(r.out, stream, len), "cut through: the output is the input, "
+	   "bytes and order (%zu of %zu)", r.out_len, len);
+	ok(r.early, "cut through: a message's bytes went out before its last one came");
+	ok(!r.q.head && !r.q.bytes, "cut through: the queue is empty and its bytes 0 (%llu)",
+	   (unsigned long long)r.q.bytes);
+	is_int(r.a.msgs_in, 60, "cut through: 60 messages counted in");
+	relay_close(&r);
+
+	/* Cut short by the end of input, part of it written: the writer fails. */
+	relay_open(&r, 1 << 20);
+	memset(stream, 'c', 300000);
+	relay_feed(&r, stream, 300000);
+	close(r.in_w);
+	while (pipeleg_read(&r.a, err, sizeof err) > 0)
+		;
+	ok(r.q.head && r.q.head->cut, "cut short: the message is marked cut");
+	is_int(r.a.refused, 1, "cut short: counted as refused");
+	is_int(pipeleg_write(&r.b, &r.q, err, sizeof err), -1, "cut short after part went: the writer "
+	       "cannot finish it (%s)", err);
+	relay_close(&r);
+
+	/* Over max_message after it began: cut, its rest discarded up to its
+	 * NUL, the next message still read. */
+	relay_open(&r, 100000);
+	memset(stream, 'c', 250000);
+	stream[250000] = '\0';
+	memcpy(stream + 250001, "xy", 3);
+	relay_feed(&r, stream, 250004);
+	close(r.in_w);
+	while (pipeleg_read(&r.a, err, sizeof err) > 0)
+		;
+	is_int(r.a.refused, 1, "over max_message: refused once");
+	is_int(r.a.refused_bytes, 250000, "... every byte up to its NUL counted");
+	ok(r.q.head && r.q.head->cut && r.q.head->next && r.q.head->next->len == 2,
+	   "... the message cut, the next one queued behind it");
+	relay_close(&r);
+
+	/* Released (its queue dropped): its rest is thrown away, not refused. */
+	relay_open(&r, 1 << 20);
+	memset(stream, 'c', 5000);
+	relay_feed(&r, stream, 5000);
+	ok(pipeleg_rx_release(&r.a) != NULL, "released: the leg lets go of it");
+	queue_clear(&r.q);   /* with its output, as the wrapper does */
+	r.b.head_sent = 0;
+	r.out_len = 0;
+	memcpy(stream, "ccc\0xy", 7);
+	relay_feed(&r, stream, 7);
+	close(r.in_w);
+	while (pipeleg_read(&r.a, err, sizeof err) > 0)
+		;
+	is_int(r.a.refused, 0, "released: nothing refused");
+	ok(r.out_len == 3 && !memcmp(r.out, "xy", 3), "released: the next message comes through");
+	relay_close(&r);
+	free(stream);
+}
+
 int main(void)
 {
 	srand(1234);
@@ -292,5 +504,6 @@ int main(void)
 	test_writes();
 	test_peer_gone();
 	test_max_wrap();
+	test_cut_through();
 	return tap_done();
 }
