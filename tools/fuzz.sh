@@ -69,7 +69,7 @@ sources() {
     pipecut) echo proxy/pipe/pipeleg.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
-        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
         tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
