@@ -16,24 +16,7 @@ const { spawnSync } = require('node:child_process');
 const h = require('./lib/harness');
 
 const BIN = path.dirname(h.PROXY_BIN);
-const CDPBENCH = process.env.CDPBENCH_BIN || path.join(BIN, 'cdpbench');
-
-// Runs cdpbench to its end; on timeout SIGINT (it stops what it started and
-// reports), then SIGKILL. Resolves {code, stdout, stderr}.
-function cdpbench(args, timeout) {
-  return new Promise((resolve) => {
-    const child = h.spawnTracked(CDPBENCH, args, { cwd: h.ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      setTimeout(() => child.kill('SIGKILL'), 15000).unref();
-    }, timeout);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const { CDPBENCH, cdpbench } = require('./lib/cdpbench');
 
 // GET url: {status, body} with the body as bytes.
 function get(url) {
