@@ -20,6 +20,7 @@
 #include "route.h"
 #include "scan.h"
 #include "util.h"
+#include "fuzz_late.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,27 +65,6 @@ static const struct pipeleg_ops ops = {
 	.deliver = on_deliver, .refused = on_refused, .written = on_written,
 	.begin = on_begin, .grew = on_grew, .end = on_end
 };
-
-/* Does the rule drop this message: an event whose method starts with Late,
- * as route_deliver sees it (decoded)? 2 when either may be seen: the
- * message names a method more than once, and one cut through is judged by
- * its first (proxy/ws/README.md). */
-static int late_dropped(const uint8_t *p, size_t n)
-{
-	struct scan_result r;
-	char method[128];
-	const char *q = (const char *)p;
-	int times = 0;
-
-	if (scan_message(q, n, &r) < 0 || r.kind != SCAN_EVENT)
-		return 0;
-	scan_str_copy(q, &r.method, method, sizeof method);
-	if (strncmp(method, "Late", 4))
-		return 0;
-	for (size_t i = 0; i + 8 <= n && times < 2; i++)
-		times += !memcmp(q + i, "\"method\"", 8);
-	return times > 1 ? 2 : 1;
-}
 
 struct out {
 	uint8_t *p;
@@ -174,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int drop;
 		if (in[i])
 			continue;
-		drop = ruled ? late_dropped(in + start, len) : 0;
+		drop = ruled ? fuzz_late_dropped((const char *)in + start, len) : 0;
 		if (drop != 1) {
 			int same = k + len + 1 <= o.len && !memcmp(o.p + k, in + start, len) && !o.p[k + len];
 			if (same)

@@ -17,6 +17,7 @@
 
 /* conn.c itself, for conn_free (the pair's reports are its statics). */
 #include "../../proxy/ws/conn.c"
+#include "fuzz_late.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -219,27 +220,6 @@ static void write_down(struct conn *c, struct bytes *out)
 	}
 }
 
-/* Does the policy's rule drop this message from Chrome: an event whose
- * method starts with Late, as route_deliver sees it (decoded, cut at 127
- * bytes)? 2 when the answer may be either: the message names a method more
- * than once, and one cut through is judged by its first (README). */
-static int late_dropped(const unsigned char *p, size_t n, int type)
-{
-	struct scan_result r;
-	char method[128];
-	const char *q = (const char *)p;
-	int times = 0;
-
-	if (type != MSG_TEXT || scan_message(q, n, &r) < 0 || r.kind != SCAN_EVENT)
-		return 0;
-	scan_str_copy(q, &r.method, method, sizeof method);
-	if (strncmp(method, "Late", 4))
-		return 0;
-	for (size_t i = 0; i + 8 <= n && times < 2; i++)
-		times += !memcmp(q + i, "\"method\"", 8);
-	return times > 1 ? 2 : 1;
-}
-
 /* The frames the client read (the server's end: unmasked, one a message)
  * against the reference's messages less those dropped. */
 static void check_written(const struct bytes *out, const struct expect *e, int ruled)
@@ -274,7 +254,7 @@ static void check_written(const struct bytes *out, const struct expect *e, int r
 		for (;; k++) {
 			if (k >= e->n)
 				fail("a message the reference did not see", k);
-			drop = ruled ? late_dropped(e->msg[k], e->len[k], e->type[k]) : 0;
+			drop = ruled && e->type[k] == MSG_TEXT ? fuzz_late_dropped((const char *)e->msg[k], e->len[k]) : 0;
 			if (drop == 1)
 				continue;
 			if (len == e->len[k] && !memcmp(p + h, e->msg[k], len) &&
