@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "jsoncut.h"
 #include "redact_body.h"
 #include "redact_text.h"
 #include "util.h"
@@ -542,4 +543,24 @@ char *redact_body(const char *body, size_t len, size_t *outlen)
 		return out;
 	}
 	return redact_json(j, outlen);
+}
+
+char *redact_body_head(const char *body, size_t len, size_t keep, size_t *outlen)
+{
+	size_t span = REDACT_HEAD_SPAN(keep), used, n;
+	char *head, *out;
+
+	if (len <= span)
+		return redact_body(body, len, outlen);
+	if (!mentions_secret(body, span))
+		return NULL;
+	if (!(head = jsoncut_close(body, span, &used, &n)) || used < keep) {
+		free(head);
+		out = xstrdup(REDACTED_NOT_JSON);
+		*outlen = strlen(out);
+		return out;
+	}
+	out = redact_body(head, n, outlen);
+	free(head);
+	return out;
 }

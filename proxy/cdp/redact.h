@@ -53,6 +53,19 @@
  * than URL userinfo; query strings; HTML; object keys. Linear in len. */
 char *redact_body(const char *body, size_t len, size_t *outlen);
 
+/* As redact_body for a log that keeps only the first keep bytes of a body:
+ * a body longer than REDACT_HEAD_SPAN(keep) is redacted by its first
+ * REDACT_HEAD_SPAN(keep) bytes alone, closed into a document (jsoncut), so
+ * the time is bounded by keep, not by the body (a 117 MiB upload's
+ * requestWillBeSent is not parsed whole to log 16 KiB of it). The first keep
+ * bytes of what it returns are those of redact_body's unless a value's
+ * secret is known only by what follows it by more than the span's slack
+ * (3 * keep + 64 KiB): a header entry written {"value":...,"name":...}. A
+ * string the span cuts is redacted as the text it holds. *outlen as for
+ * redact_body; NULL: nothing in the span was replaced. */
+#define REDACT_HEAD_SPAN(keep) (4 * (keep) + 65536)
+char *redact_body_head(const char *body, size_t len, size_t keep, size_t *outlen);
+
 /* A copy of s (a URL, or any text) with the userinfo of each URL in it
  * replaced: "http://user:pw@host/" becomes "http://<redacted>@host/". The
  * caller frees it. For what the proxy logs of its own (session URLs). */

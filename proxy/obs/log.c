@@ -180,10 +180,11 @@ void log_message(struct log *lg, const struct log_rec *r)
 
 	if (lg->body_max && r->body) {
 		size_t len = r->body_len;
-		clean = lg->secrets ? NULL : redact_body(r->body, r->body_len, &len);
+		clean = lg->secrets ? NULL : redact_body_head(r->body, r->body_len, lg->body_max, &len);
 		body = clean ? clean : r->body;
 		blen = log_fmt_utf8_cut(body, len, lg->body_max);
-		n = len;
+		/* A long body was redacted by its head: it still had all its bytes. */
+		n = r->body_len > REDACT_HEAD_SPAN(lg->body_max) ? r->body_len : len;
 		/* Whole and JSON: a message the scanner took (its kind says so), or
 		 * jansson's redacted copy of one. */
 		json = blen && blen == n && strcmp(r->kind, "invalid") && strcmp(r->kind, "binary") &&

@@ -7,7 +7,9 @@
  * shape of redact.h (header members, entries and lines with odd names and
  * spacing, base64 binary headers, cookies, cookie lines, passwords, wrapped
  * messages), nested at a fuzzed depth among fuzzed members; the marker must
- * not survive, and the output must parse with the input's skeleton. */
+ * not survive, and the output must parse with the input's skeleton.
+ * (C) A JSON input's heads (jsoncut, which redact_body_head reads a long
+ * body's head through) close into JSON that holds the head. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsoncut.h"
 #include "redact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,6 +88,36 @@ static void check_body(const char *in, size_t n)
 	}
 	json_decref(jin);
 	free(out);
+	free(text);
+}
+
+/* (C) */
+static void check_heads(const char *in, size_t n)
+{
+	json_t *jin = json_loadb(in, n, JSON_ALLOW_NUL, NULL);
+	size_t first = 0;
+	char *text;
+
+	if (!json_is_object(jin) && !json_is_array(jin)) {
+		json_decref(jin);
+		return;
+	}
+	json_decref(jin);
+	text = strndup(in, n);
+	while (first < n && strchr(" \t\n\r", in[first]))
+		first++;
+	for (size_t k = first + 1; k <= n; k += 1 + n / 16) {
+		size_t used = 0, len = 0;
+		char *out = jsoncut_close(in, k, &used, &len);
+		json_t *j = out ? json_loadb(out, len, JSON_ALLOW_NUL, NULL) : NULL;
+
+		if (!out && n <= JSONCUT_MAX_DEPTH)
+			fail("a head of a JSON document not closed", text, NULL);
+		if (out && (!j || used > k || memcmp(out, in, used)))
+			fail("a closed head is not JSON, or not the head", text, out);
+		json_decref(j);
+		free(out);
+	}
 	free(text);
 }
 
@@ -607,6 +640,7 @@ static void check_shapes(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_body((const char *)data, size);
+	check_heads((const char *)data, size);
 	check_shapes(data, size);
 	return 0;
 }

@@ -476,6 +476,30 @@ static void test_big_body(void)
 	free(body);
 }
 
+/* A body far longer than the log keeps is redacted by its head: the record
+ * has the secret out, the head's bytes, and the body's whole size. */
+static void test_long_secret_body(void)
+{
+	static const char pre[] = "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+				  "{\"headers\":{\"Cookie\":\"S44\"},\"postData\":\"";
+	size_t len = 4 << 20;
+	char *body = malloc(len);
+	struct log_rec rec = { .conn = 1, .to = UP, .kind = "event", .body = body, .body_len = len, .bytes = len };
+	json_t *all, *r;
+
+	memset(body, 'x', len);
+	memcpy(body, pre, sizeof pre - 1);
+	memcpy(body + len - 4, "\"}}}", 4);
+	all = log_these("json-long.log", 200, &rec, 1);
+	r = json_array_get(all, 0);
+	ok(json_is_true(json_object_get(r, "redacted")) && json_is_true(json_object_get(r, "truncated")) &&
+	   !strstr(jstr(r, "body"), "S44") && !strncmp(jstr(r, "body"), "{\"method\":", 10),
+	   "a 4 MiB body with a cookie: redacted by its head, cut");
+	is_int(jint(r, "body_bytes"), (long long)len, "... with its whole size");
+	json_decref(all);
+	free(body);
+}
+
 /* A whole JSON message is logged as the JSON it is, on one line; a cut one
  * as a string with its whole size; redacted only where a secret went. */
 static void test_json_bodies(void)
@@ -516,6 +540,7 @@ static void test_json_bodies(void)
 	ok(json_is_true(json_object_get(b, "truncated")), "... truncated");
 	is_int(jint(b, "body_bytes"), (long long)sizeof pretty - 1, "... with its whole size");
 	json_decref(all);
+	test_long_secret_body();
 }
 
 static void test_events(void)
@@ -780,7 +805,7 @@ static void cleanup(void)
 	static const char *const names[] = {
 		"new.log", "old.log", "plain", "fields.log", "escapes.log", "binary.log", "positions.log",
 		"bodies.log", "big.log", "events.log", "policy.log", "many.log", "flush.log", "numbers.log",
-		"stderr.txt", "cut.log", "json-bodies.log", "json-cut.log",
+		"stderr.txt", "cut.log", "json-bodies.log", "json-cut.log", "json-long.log",
 	};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -25,6 +25,56 @@ static void check(const char *in, const char *want, const char *name)
 	free(out);
 }
 
+/* A requestWillBeSent of about len bytes: an Authorization header, then a
+ * form body whose password field comes first, then filler. */
+static char *big_request(size_t len, size_t *n)
+{
+	static const char pre[] = "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":"
+		"{\"url\":\"http://u:pw@a/\",\"headers\":{\"Authorization\":\"Bearer t\",\"Accept\":\"*/*\"},"
+		"\"postData\":\"password=S43&k=";
+	static const char post[] = "\",\"hasPostData\":true}},\"sessionId\":\"AB\"}";
+	char *b = malloc(len + sizeof pre + sizeof post);
+
+	memcpy(b, pre, sizeof pre - 1);
+	for (size_t i = 0; i < len; i++)
+		b[sizeof pre - 1 + i] = "abc\xc3\xa9%2B"[i % 8];
+	memcpy(b + sizeof pre - 1 + len, post, sizeof post);
+	*n = sizeof pre - 1 + len + sizeof post - 1;
+	return b;
+}
+
+/* redact_body_head: a long body's first keep bytes come out as redact_body's. */
+static void head_checks(void)
+{
+	size_t keep = 1024, n, whole_n = 0, head_n = 0;
+	char *b = big_request(1 << 20, &n);
+	char *whole = redact_body(b, n, &whole_n), *head = redact_body_head(b, n, keep, &head_n);
+
+	ok(n > REDACT_HEAD_SPAN(keep) && whole && head && head_n >= keep && whole_n >= keep &&
+	   !memcmp(whole, head, keep) && !strstr(head, "S43") && !strstr(head, "Bearer t") &&
+	   !strstr(head, "u:pw"),
+	   "a 1 MiB request redacted by its head: its first 1 KiB as the whole's, secrets out");
+	ok(head_n < REDACT_HEAD_SPAN(keep) + 64, "and only the head was read and written (%zu bytes)", head_n);
+	free(whole);
+	free(head);
+	memcpy(b + n - 8, "\"}}}}}}}", 8);   /* no longer JSON at its end: the head does not see it */
+	head = redact_body_head(b, n, keep, &head_n);
+	ok(head && !strncmp(head, "{\"method\":", 10) && !strstr(head, "S43"), "a broken tail is not read");
+	free(head);
+	memcpy(b, "[1,{:}", 6);   /* not JSON at its start, and a secret in the head */
+	head = redact_body_head(b, n, keep, &head_n);
+	ok(head && !strcmp(head, REDACTED_NOT_JSON), "a broken head that mentions a secret is withheld");
+	free(head);
+	free(b);
+	b = malloc(REDACT_HEAD_SPAN(keep) * 2);
+	n = (size_t)snprintf(b, 64, "{\"method\":\"Page.x\",\"params\":{\"data\":\"");
+	memset(b + n, 'x', REDACT_HEAD_SPAN(keep) * 2 - n - 4);
+	memcpy(b + REDACT_HEAD_SPAN(keep) * 2 - 4, "\"}}", 3);
+	n = REDACT_HEAD_SPAN(keep) * 2 - 1;
+	ok(redact_body_head(b, n, keep, &head_n) == NULL, "a long body with no secret in its head: as it is");
+	free(b);
+}
+
 int main(void)
 {
 	size_t n;
@@ -228,5 +278,6 @@ int main(void)
 	out = redact_body("{\"Cookie\": ", 11, &n);
 	ok(out && !strcmp(out, "<redacted: not JSON>"), "a broken body that mentions a secret is withheld");
 	free(out);
+	head_checks();
 	return tap_done();
 }
