@@ -201,7 +201,7 @@ static ssize_t read_rx(struct pipeleg *l)
 
 int pipeleg_read(struct pipeleg *l, char *err, size_t errlen)
 {
-	for (int reads = 0; reads < READS_PER_CALL; reads++) {
+	for (int reads = 0; reads < READS_PER_CALL && !l->hold; reads++) {
 		ssize_t n;
 
 		if (l->rx) {

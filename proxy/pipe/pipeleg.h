@@ -49,6 +49,7 @@ struct pipeleg {
 	struct msg *rx;               /* the cut-through message being read (the queue's) */
 	int rx_asked;                 /* begin said no to the message being read: not again */
 	int dropping;                 /* skipping the rest of a released one (pipeleg_rx_release) */
+	int hold;                     /* the owner's: read nothing now (pipeleg_read returns) */
 	uint64_t msgs_in, bytes_in, msgs_out, bytes_out, refused, refused_bytes;
 };
 

@@ -23,6 +23,7 @@
 #define TEND_US (100 * 1000)      /* signals and the kill time, between wake-ups */
 #define DRAIN_US (1000 * 1000)    /* after the browser exits, for its last words */
 #define HANG_MS 5000              /* a browser that outlives its client's pipe this long is killed */
+#define READ_AHEAD (1u << 20)     /* of a cut-through message, read and not yet written: then reading holds */
 
 /* The one connection: DOWN is the client's pipe pair, UP Chromium's. */
 struct pipe_run {
@@ -37,6 +38,7 @@ struct pipe_run {
 	int close_write[2];           /* close side s's output once its queue is written */
 	int dirty[2];                 /* out[s] has news: write it at the round's end */
 	int pause_after[2];           /* side s was paused inside a cut-through message */
+	int held[2];                  /* reading side s holds: its cut-through message is READ_AHEAD ahead */
 	uint64_t exited_at_us;        /* when the browser was reaped */
 };
 
@@ -59,7 +61,33 @@ static void pipe_reading(struct core_conn *cc, enum side s, int on)
 	 * queue that paused its side only once it is whole and written. */
 	r->pause_after[s] = !on && pipeleg_streaming(&r->leg[s]);
 	if (r->rwsi[s] && !r->pause_after[s])
-		lws_rx_flow_control(r->rwsi[s], on);
+		lws_rx_flow_control(r->rwsi[s], on && !r->held[s]);
+}
+
+/* The bytes of m (being read from side p) not yet written to the other side. */
+static size_t unsent(const struct pipe_run *r, int p, const struct msg *m)
+{
+	size_t sent = r->cc.out[!p].head == m ? r->leg[!p].head_sent : 0;
+
+	return sent < m->len ? m->len - sent : 0;
+}
+
+/* Reading side p holds while the message it cuts through is more than
+ * READ_AHEAD ahead of its writer, and goes on once the writer is within
+ * half of that: so a message is never far ahead of its reader, and its
+ * last byte leaves soon after it came (issue 30), while the queue's budget
+ * (which counts a message only once it is whole) still rules between
+ * messages. */
+static void hold_check(struct pipe_run *r, int p)
+{
+	const struct msg *m = r->leg[p].rx;
+	int hold = m && unsent(r, p, m) > (r->held[p] ? READ_AHEAD / 2 : READ_AHEAD);
+
+	if (hold == r->held[p])
+		return;
+	r->held[p] = r->leg[p].hold = hold;
+	if (r->rwsi[p])
+		lws_rx_flow_control(r->rwsi[p], !hold && (r->pause_after[p] || !core_paused(&r->cc, (enum side)p)));
 }
 
 static const struct core_leg_ops pipe_ops = { pipe_queued, pipe_reading };
@@ -104,6 +132,7 @@ static void leg_grew(void *ctx, int side, struct msg *m, size_t old_cost)
 	struct pipe_run *r = ctx;
 
 	core_stream_grew(&r->cc, (enum side)!side, m, old_cost);
+	hold_check(r, side);
 }
 
 static void leg_end(void *ctx, int side, struct msg *m)
@@ -142,6 +171,7 @@ static int pipe_write(struct pipe_run *r, enum side s)
 	char err[160];
 	int rc = pipeleg_write(&r->leg[s], &r->cc.out[s], err, sizeof err);
 
+	hold_check(r, !s);
 	if (rc < 0)
 		return -1;
 	if (rc == 2)   /* a cut-through message's bytes: core_stream_grew asks again */
@@ -220,6 +250,7 @@ static int pipe_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 			 * A message cut through to it is in the queue dropped now:
 			 * the other leg reads its rest and throws it away. */
 			pipeleg_rx_release(&r->leg[!s]);
+			hold_check(r, !s);
 			core_shut(&r->cc, (enum side)s, 1);
 			if (s == DOWN)   /* a client that stopped reading is not waited for */
 				pipe_end_output(r, UP);
