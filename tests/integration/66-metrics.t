@@ -11,7 +11,7 @@
 // stderr line and a log record, never the exit status. Every server here
 // is ours, on a free loopback port, stopped by PID.
 'use strict';
-const { test } = require('node:test');
+const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -80,10 +80,15 @@ async function startPrometheus(target) {
     '--log.level=warn'], dir);
 }
 
-async function startPushgateway() {
+// One Pushgateway for the tests that push to a live one (each its own
+// instance label), started by the first, stopped after the last test.
+let gateway;
+function startPushgateway() {
   // No persistence file: nothing written outside the test's directory.
-  return startServerBinary(PUSHGATEWAY, ['--persistence.file=', '--log.level=warn'], h.tmpdir('cdpproxy-pushgateway-'));
+  gateway = gateway || startServerBinary(PUSHGATEWAY, ['--persistence.file=', '--log.level=warn'], h.tmpdir('cdpproxy-pushgateway-'));
+  return gateway;
 }
+after(async () => { if (gateway) await (await gateway).stop(); });
 
 // An instant query: the result vector, [{metric, value: [t, "v"]}].
 async function query(prom, q) {
@@ -314,7 +319,6 @@ test('a wrapper under Playwright\'s launch with CDPPROXY_PUSHGATEWAY: its totals
     assert.ok(!records.some((r) => r.kind === 'pushgateway'), 'no failure record');
   } finally {
     await server.close();
-    await gw.stop();
     dir.remove();
   }
 });
@@ -393,7 +397,6 @@ test('port mode (Puppeteer\'s launch): the wrapper pushes at exit too', ALL, asy
     assert.ok(gaugeOf(g, 'cdpproxy_connections_total') >= 1, 'its connections');
   } finally {
     await server.close();
-    await gw.stop();
   }
 });
 
