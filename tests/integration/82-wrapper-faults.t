@@ -10,7 +10,7 @@
 // CDPPROXY_CONTROL, a 96 MiB message with no NUL on the pipe (refused at its
 // CDPPROXY_MAX_MESSAGE of 16 MiB with a log record, memory bounded, the
 // next message still served) and a client that does not read while
-// Chromium answers 100 MiB (the wrapper stops reading Chromium, bounded
+// Chromium answers 120 MiB (the wrapper stops reading Chromium, bounded
 // memory, and every answer arrives once the client reads).
 'use strict';
 const fs = require('node:fs');
@@ -102,7 +102,7 @@ let profile, logs, w;
 // Resolves once pid, having read `least` bytes more than when called (its
 // bytes read, /proc/PID/io rchar: Chromium is answering), then reads less
 // than 1 MiB in `quiet` ms: a wrapper that stopped reading Chromium.
-async function readingStops(pid, least, quiet = 1500, timeout = 30000) {
+async function readingStops(pid, least, quiet = 2000, timeout = 30000) {
   const rchar = () => Number(/rchar:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
   const deadline = Date.now() + timeout;
   const base = rchar();
@@ -182,7 +182,7 @@ test('a client that does not read: the wrapper\'s memory stays bounded, every an
   const session = (await h.waitFor(() => w.messages.find((m) => m.id === 6))).result.sessionId;
   w.child.stdio[4].pause();   // from now on nothing is read from fd 4
   // 1 MiB answers, more than the bound's MiB: held whole, they would break it.
-  const N = PEAK_MIB + 20;
+  const N = PEAK_MIB + 40;
   const reading = readingStops(w.child.pid, 8 << 20);
   reading.catch(() => {});   // (awaited below)
   for (let i = 0; i < N; i++)
