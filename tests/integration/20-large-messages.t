@@ -2,9 +2,11 @@
 ':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
 // Tier 2: large messages through cdpproxy with a raw WebSocket client: a
-// 64 MiB returnByValue string down and a 40 MiB expression up arrive intact;
-// behind --max-message 32MiB the same traffic closes that connection with
-// 1009 while another client on the same proxy keeps working.
+// 32 MiB returnByValue string down and a 24 MiB expression up arrive intact
+// (both over the default 16 MiB queue bound, 128 and 96 times the 256 KiB
+// over which a message is cut through); behind --max-message 16MiB the
+// same traffic closes that connection with 1009 while another client on
+// the same proxy keeps working.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -12,15 +14,15 @@ const h = require('./lib/harness');
 
 const ALL = { timeout: 50000 };
 const MiB = 1 << 20;
-const BIG = 64 * MiB;
-const UP = 40 * MiB;
+const BIG = 32 * MiB;
+const UP = 24 * MiB;
 let env;
 let page1; // target made for the big string
 let page2; // target for the bystander client
 let bigSha; // sha256 of window.__big computed in the page
-let small; // second proxy, --max-message 32MiB
+let small; // second proxy, --max-message 16MiB
 
-// 64 MiB of 1 KiB blocks, each starting with its index in hex so that a lost,
+// BIG bytes of 1 KiB blocks, each starting with its index in hex so that a lost,
 // repeated or reordered chunk changes the hash.
 const BUILD_BIG = `(async () => {
   const filler = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ+/'.repeat(16).slice(8);
@@ -42,6 +44,10 @@ function nodeString(n) {
   }
   return buf.toString('latin1');
 }
+
+// The UP bytes both up tests send, made once.
+let up;
+const upString = () => (up = up || nodeString(UP));
 
 async function newTarget(endpoint, url) {
   return h.getJSON(`${endpoint}/json/new?${url}`, { method: 'PUT' });
@@ -65,20 +71,20 @@ test('start chromium, local server and cdpproxy', ALL, async () => {
   page2 = await newTarget(env.endpoint, 'about:blank');
 });
 
-test('a 64 MiB returnByValue string arrives intact', ALL, async (t) => {
+test('a 32 MiB returnByValue string arrives intact', ALL, async (t) => {
   if (!env) return t.skip('setup failed');
   const cdp = await h.RawCDP.connect(page1.webSocketDebuggerUrl);
   try {
     await waitLoaded(cdp, env.server.url);
     const built = await cdp.call('Runtime.evaluate', { expression: BUILD_BIG, awaitPromise: true, returnByValue: true });
-    assert.equal(built.result.value.length, BIG, 'page built 64 MiB');
+    assert.equal(built.result.value.length, BIG, 'page built 32 MiB');
     bigSha = built.result.value.sha256;
     const started = Date.now();
     const r = await cdp.call('Runtime.evaluate', { expression: 'window.__big', returnByValue: true });
-    t.diagnostic(`64 MiB value in ${Date.now() - started} ms`);
+    t.diagnostic(`32 MiB value in ${Date.now() - started} ms`);
     const v = r.result.value;
     assert.equal(typeof v, 'string', 'value is a string');
-    assert.equal(v.length, BIG, 'value length 64 MiB');
+    assert.equal(v.length, BIG, 'value length 32 MiB');
     assert.equal(v.slice(0, 8), '00000000', 'first block');
     assert.equal(v.slice(BIG - 1024, BIG - 1016), (BIG / 1024 - 1).toString(16).padStart(8, '0'), 'last block');
     assert.equal(h.sha256(v), bigSha, 'sha256 in node equals sha256 in the page');
@@ -87,9 +93,9 @@ test('a 64 MiB returnByValue string arrives intact', ALL, async (t) => {
   }
 });
 
-test('a 40 MiB expression sent up arrives intact', ALL, async (t) => {
+test('a 24 MiB expression sent up arrives intact', ALL, async (t) => {
   if (!env) return t.skip('setup failed');
-  const s = nodeString(UP);
+  const s = upString();
   const cdp = await h.RawCDP.connect(page1.webSocketDebuggerUrl);
   try {
     const expression = `(async () => {
@@ -98,15 +104,15 @@ test('a 40 MiB expression sent up arrives intact', ALL, async (t) => {
       return s.length + ' ' + Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join('');
     })()`;
     const r = await cdp.call('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
-    assert.equal(r.result.value, `${UP} ${h.sha256(s)}`, 'page saw the 40 MiB string with the same sha256');
+    assert.equal(r.result.value, `${UP} ${h.sha256(s)}`, 'page saw the 24 MiB string with the same sha256');
   } finally {
     await cdp.close();
   }
 });
 
-test('behind --max-message 32MiB: 64 MiB down closes that connection with 1009, others work', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
+test('behind --max-message 16MiB: 32 MiB down closes that connection with 1009, others work', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
   if (!env) return t.skip('setup failed');
-  small = await h.startProxy({ upstreamPort: env.chrome.port, args: ['--max-message', '32MiB'] });
+  small = await h.startProxy({ upstreamPort: env.chrome.port, args: ['--max-message', '16MiB'] });
   const victim = await h.RawCDP.connect(wsOn(small.port, page1));
   const bystander = await h.RawCDP.connect(wsOn(small.port, page2));
   assert.equal((await bystander.call('Runtime.evaluate', { expression: '1+1' })).result.value, 2, 'bystander works before');
@@ -115,7 +121,7 @@ test('behind --max-message 32MiB: 64 MiB down closes that connection with 1009, 
 
   const started = Date.now();
   const big = victim.send('Runtime.evaluate', { expression: 'window.__big', returnByValue: true });
-  await assert.rejects(big, /connection closed/, 'the 64 MiB answer never arrives');
+  await assert.rejects(big, /connection closed/, 'the 32 MiB answer never arrives');
   const closed = await victim.closed;
   t.diagnostic(`victim closed ${closed.at - started} ms after the request: ${closed.code} ${closed.reason}`);
   assert.equal(closed.code, 1009, `victim closed with 1009 (got ${closed.code} "${closed.reason}")`);
@@ -128,15 +134,15 @@ test('behind --max-message 32MiB: 64 MiB down closes that connection with 1009, 
   await bystander.close();
 });
 
-test('behind --max-message 32MiB: 40 MiB up closes that connection with 1009, others work', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
+test('behind --max-message 16MiB: 24 MiB up closes that connection with 1009, others work', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
   if (!env) return t.skip('setup failed');
   const victim = await h.RawCDP.connect(wsOn(small.port, page1));
   const bystander = await h.RawCDP.connect(wsOn(small.port, page2));
-  const s = nodeString(UP);
+  const s = upString();
   const big = victim.send('Runtime.evaluate', { expression: `'${s}'.length` });
   // The close may come while the client is still writing: then ws's send
   // callback fails first ("not opened"/"closed"), which is a rejection too.
-  await assert.rejects(big, /connection closed|not open|CLOSED|closed/i, 'the 40 MiB command gets no answer');
+  await assert.rejects(big, /connection closed|not open|CLOSED|closed/i, 'the 24 MiB command gets no answer');
   const closed = await victim.closed;
   assert.equal(closed.code, 1009, `victim closed with 1009 (got ${closed.code} "${closed.reason}")`);
   assert.equal((await bystander.call('Runtime.evaluate', { expression: '1+1' })).result.value, 2, 'bystander works after');
@@ -162,10 +168,10 @@ test('logs: big messages counted, 1009 closes recorded as the proxy\'s', { ...AL
   const result = await env.stopProxy();
   const log = h.checkProxyExit(assert, result, env.proxy.logPath);
   const down = log.find((r) => r.dir === 'down' && r.kind === 'response' && r.method === 'Runtime.evaluate' && r.bytes > BIG);
-  assert.ok(down, 'log has the >64 MiB Runtime.evaluate response');
+  assert.ok(down, 'log has the >32 MiB Runtime.evaluate response');
   assert.ok(Number.isInteger(down.rtt_us), 'with rtt_us');
   const up = log.find((r) => r.dir === 'up' && r.kind === 'command' && r.method === 'Runtime.evaluate' && r.bytes > UP);
-  assert.ok(up, 'log has the >40 MiB Runtime.evaluate command');
+  assert.ok(up, 'log has the >24 MiB Runtime.evaluate command');
 });
 
 test('stop everything', ALL, async (t) => {

@@ -2,14 +2,16 @@
 ':' //; exec node --test-reporter="$(cd "$(dirname "$0")" && pwd)/lib/tap-reporter.js" "$0" "$@"
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
 // Tier 2: cut-through forwarding (proxy/ws/README.md) with real Chromium.
-// 8 MiB and 117 MiB answers and an 8 MiB console event, pipelined with
+// 8 MiB and 32 MiB answers and an 8 MiB console event, pipelined with
 // small commands, arrive whole and in Chromium's order, to a client that
-// stops reading for 2 s meanwhile (backpressure); the log records
-// them with their sizes, methods and round trips. Behind a policy whose
-// rules match those messages only once their last bytes are in (a
+// stops reading for 2 s meanwhile (backpressure); the log records them
+// with their sizes, methods and round trips. 32 MiB is twice the proxy's
+// default queue bound (16 MiB, which the two 8 MiB messages ahead of it
+// fill) and 128 times the 256 KiB over which a message is cut through;
+// 117 MiB is tools/bench-large.js's (make bench-proxy). Behind a policy
+// whose rules match those messages only once their last bytes are in (a
 // response's rule needs its command, an event's rule is judged whole),
-// the rules still see, and rewrite, the whole message. 1 to 2 minutes on
-// a loaded 2-core machine (Chromium makes and sends 117 MiB twice).
+// the rules still see, and rewrite, the whole message.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -35,7 +37,7 @@ const build = (name, n) => `(async () => {
 })()`;
 
 // What each message that arrives starts with: its id, or its method, read
-// from its first bytes (a 117 MiB message is not parsed twice).
+// from its first bytes (a 32 MiB message is not parsed twice).
 function arrivals(cdp) {
   const seen = [];
   cdp.ws.on('message', (data) => {
@@ -49,9 +51,9 @@ function arrivals(cdp) {
 const evaluate = (cdp, expression) => cdp.send('Runtime.evaluate', { expression, returnByValue: true });
 
 // Sends the mix: small, 8 MiB answer, an 8 MiB console event and a small
-// answer, the big answer (117 MiB, or 8 MiB), small. Returns the
+// answer, the big answer (32 MiB, or 8 MiB), small. Returns the
 // responses, in send order.
-async function mix(cdp, { pauseMs = 0, big = '__s117' } = {}) {
+async function mix(cdp, { pauseMs = 0, big = '__s32' } = {}) {
   const sent = [
     evaluate(cdp, '1'),
     evaluate(cdp, 'window.__s8'),
@@ -67,7 +69,7 @@ async function mix(cdp, { pauseMs = 0, big = '__s117' } = {}) {
   return Promise.all(sent);
 }
 
-function checkMix(t, cdp, seen, rs, { rewritten = false, big = '__s117' } = {}) {
+function checkMix(t, cdp, seen, rs, { rewritten = false, big = '__s32' } = {}) {
   const [a, b, c, d, e] = rs;
   const first = rs[0].id;
   assert.equal(a.result.result.value, 1, 'small answer before');
@@ -88,7 +90,7 @@ function checkMix(t, cdp, seen, rs, { rewritten = false, big = '__s117' } = {}) 
   cdp.events.length = 0;
 }
 
-test('start chromium, cdpproxy and one behind late-matching rules; build 8 and 117 MiB strings', ALL, async () => {
+test('start chromium, cdpproxy and one behind late-matching rules; build 8 and 32 MiB strings', ALL, async () => {
   env = await h.setup();
   // A page of the local server: crypto.subtle needs a secure context.
   page = await h.getJSON(`${env.endpoint}/json/new?${env.server.url}`, { method: 'PUT' });
@@ -99,7 +101,7 @@ test('start chromium, cdpproxy and one behind late-matching rules; build 8 and 1
       return r.result.value === `complete ${env.server.url}`;
     }, { timeout: 10000, what: 'the page to load' });
     sha.s8 = (await cdp.call('Runtime.evaluate', { expression: build('__s8', 8 * MiB), awaitPromise: true, returnByValue: true })).result.value;
-    sha.s117 = (await cdp.call('Runtime.evaluate', { expression: build('__s117', 117 * MiB), awaitPromise: true, returnByValue: true })).result.value;
+    sha.s32 = (await cdp.call('Runtime.evaluate', { expression: build('__s32', 32 * MiB), awaitPromise: true, returnByValue: true })).result.value;
   } finally {
     await cdp.close();
   }
@@ -116,7 +118,7 @@ test('start chromium, cdpproxy and one behind late-matching rules; build 8 and 1
   ruled = await h.startProxy({ upstreamPort: env.chrome.port, args: ['--policy', policy] });
 });
 
-test('8 and 117 MiB messages and small ones, a client that stops reading for 2 s: whole, in order', ALL, async (t) => {
+test('8 and 32 MiB messages and small ones, a client that stops reading for 2 s: whole, in order', ALL, async (t) => {
   if (!env) return t.skip('setup failed');
   const cdp = await h.RawCDP.connect(page.webSocketDebuggerUrl);
   try {
@@ -149,8 +151,8 @@ test('logs: the large messages with their sizes, methods and round trips', { ...
   if (ruled) h.checkProxyExit(assert, ruledResult, ruled.logPath);
   const result = await env.stopProxy();
   const recs = h.checkProxyExit(assert, result, env.proxy.logPath) || h.readLog(env.proxy.logPath);
-  const big = recs.filter((r) => r.kind === 'response' && r.method === 'Runtime.evaluate' && r.bytes > 117 * MiB);
-  assert.equal(big.length, 1, 'the 117 MiB answer logged');
+  const big = recs.filter((r) => r.kind === 'response' && r.method === 'Runtime.evaluate' && r.bytes > 32 * MiB);
+  assert.equal(big.length, 1, 'the 32 MiB answer logged');
   for (const r of big) assert.ok(r.rtt_us > 0, 'with their round trip');
   const ev = recs.filter((r) => r.kind === 'event' && r.method === 'Runtime.consoleAPICalled' && r.bytes > 8 * MiB);
   // (Runtime.enable may replay the page's console messages: one or more.)

@@ -3,13 +3,15 @@
 // (The line above lets sh start node:test with a prove-friendly TAP reporter.)
 // Tier 8: cut-through on the pipe leg (proxy/pipe/README.md) with real
 // Chromium behind the wrapper. A raw pipe client pipelines small commands
-// with 8 MiB and 117 MiB answers and an 8 MiB console event: each arrives
+// with 8 MiB and 32 MiB answers and an 8 MiB console event: each arrives
 // whole (sha256 of its string, built the same in the page and here) and in
-// Chromium's order, and the 117 MiB answer's first bytes reach the client
+// Chromium's order, and the 32 MiB answer's first bytes reach the client
 // before its last byte reached the wrapper (the log record's time): it was
-// cut through, not stored. Then real Playwright, which launches the wrapper
-// with --remote-debugging-pipe: a 64 MiB page.evaluate result and a 8 MiB
-// console message come whole. About 30-60 s on a loaded 2-core machine.
+// cut through, not stored. 32 MiB is 32 times the wrapper's pipes (1 MiB),
+// 128 times its reads (256 KiB) and twice its queue bound (16 MiB);
+// 117 MiB is tools/bench-large.js's (make bench-proxy). Then real
+// Playwright, which launches the wrapper with --remote-debugging-pipe: a
+// 32 MiB page.evaluate result and a 8 MiB console message come whole.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -32,7 +34,7 @@ const BUILD = (n) => `(() => {
 const built = (n) => eval(BUILD(n)); // eslint-disable-line no-eval
 
 // The wrapper in pipe mode on our fds 3 and 4, read without joining chunks
-// (a 117 MiB message in 64 KiB reads): each message's bytes, the wall time
+// (a 32 MiB message in 64 KiB reads): each message's bytes, the wall time
 // its first bytes came, and its start for the order.
 function pipeClient(profile, logDir) {
   const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], {
@@ -69,7 +71,7 @@ function pipeClient(profile, logDir) {
   return { child, exited, msgs, send, call, stderr: () => stderr };
 }
 
-test('raw pipe client: 8 and 117 MiB answers, an 8 MiB event, small ones: whole, in order, cut through', ALL, async (t) => {
+test('raw pipe client: 8 and 32 MiB answers, an 8 MiB event, small ones: whole, in order, cut through', ALL, async (t) => {
   const profile = h.tmpdir('cdpproxy-pipecut-prof-');
   const logs = h.tmpdir('cdpproxy-pipecut-log-');
   const c = pipeClient(profile.dir, logs.dir);
@@ -78,17 +80,17 @@ test('raw pipe client: 8 and 117 MiB answers, an 8 MiB event, small ones: whole,
     const { result: { sessionId } } = await c.call('Target.attachToTarget', { targetId, flatten: true });
     const ev = (expression) => c.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId);
     await c.call('Runtime.enable', {}, sessionId);
-    for (const [name, n] of [['__s8', 8 * MiB], ['__s117', 117 * MiB]])
+    for (const [name, n] of [['__s8', 8 * MiB], ['__s32', 32 * MiB]])
       await c.call('Runtime.evaluate', { expression: `window.${name} = ${BUILD(n)}, 0`, returnByValue: true }, sessionId);
-    const want8 = h.sha256(built(8 * MiB)), want117 = h.sha256(built(117 * MiB));
+    const want8 = h.sha256(built(8 * MiB)), want32 = h.sha256(built(32 * MiB));
     const start = c.msgs.length;
-    const sent = [ev('1'), ev('window.__s8'), ev('console.log(window.__s8), 2'), ev('window.__s117'), ev('3')];
+    const sent = [ev('1'), ev('window.__s8'), ev('console.log(window.__s8), 2'), ev('window.__s32'), ev('3')];
     const got = await Promise.all(sent.map((s) => s.p));
     const value = (m) => JSON.parse(m.bytes.toString()).result.result.value;
     assert.equal(value(got[0]), 1, 'small answer before');
     assert.equal(h.sha256(value(got[1])), want8, '8 MiB answer whole');
     assert.equal(value(got[2]), 2, 'small answer after the console event');
-    assert.equal(h.sha256(value(got[3])), want117, '117 MiB answer whole');
+    assert.equal(h.sha256(value(got[3])), want32, '32 MiB answer whole');
     assert.equal(value(got[4]), 3, 'small answer last');
     const order = c.msgs.slice(start).map((m) => { const x = /^\{"id":(\d+)/.exec(m.head) || /^\{"method":"([^"]+)"/.exec(m.head); return x && (/^\d+$/.test(x[1]) ? Number(x[1]) : x[1]); });
     const ids = sent.map((s) => s.id);
@@ -97,13 +99,13 @@ test('raw pipe client: 8 and 117 MiB answers, an 8 MiB event, small ones: whole,
     assert.equal(h.sha256(JSON.parse(event.bytes.toString()).params.args[0].value), want8, '8 MiB console event whole');
     c.child.stdio[3].end();
     assert.deepEqual(await Promise.race([c.exited, h.sleep(15000).then(() => null)]), { code: 0, signal: null }, 'closing fd 3 ends the wrapper with 0');
-    // The wrapper's record of the 117 MiB answer: t is when its last byte was read.
+    // The wrapper's record of the 32 MiB answer: t is when its last byte was read.
     const recs = Object.values(wr.readLogs(logs.dir))[0] || [];
     const rec = recs.find((r) => r.kind === 'response' && r.id === ids[3]);
-    assert.ok(rec, 'the log has the 117 MiB answer');
+    assert.ok(rec, 'the log has the 32 MiB answer');
     assert.equal(rec.bytes, got[3].bytes.length, 'its record gives its size');
     const leadMs = rec.t / 1000 - got[3].firstAt;
-    t.diagnostic(`117 MiB: first bytes at the client ${leadMs.toFixed(0)} ms before its last byte reached the wrapper; client read it in ${got[3].lastAt - got[3].firstAt} ms`);
+    t.diagnostic(`32 MiB: first bytes at the client ${leadMs.toFixed(0)} ms before its last byte reached the wrapper; client read it in ${got[3].lastAt - got[3].firstAt} ms`);
     assert.ok(leadMs > 5, `its first bytes came before its last one reached the wrapper (${leadMs.toFixed(1)} ms)`);
   } finally {
     try { process.kill(-c.child.pid, 'SIGKILL'); } catch { /* gone */ }
@@ -113,7 +115,7 @@ test('raw pipe client: 8 and 117 MiB answers, an 8 MiB event, small ones: whole,
   }
 });
 
-test('Playwright over the wrapper\'s pipe: a 64 MiB evaluate result and an 8 MiB console message whole', ALL, async () => {
+test('Playwright over the wrapper\'s pipe: a 32 MiB evaluate result and an 8 MiB console message whole', ALL, async () => {
   const { chromium } = h.client('playwright-core');
   const browser = await chromium.launch({ executablePath: h.WRAPPER_BIN, args: h.CHROME_FLAGS, env: wr.wrapperEnv({}) });
   try {
@@ -121,7 +123,7 @@ test('Playwright over the wrapper\'s pipe: a 64 MiB evaluate result and an 8 MiB
     const logged = new Promise((resolve) => page.on('console', (m) => resolve(m.text())));
     await page.evaluate(`window.__s8 = ${BUILD(8 * MiB)}; console.log(window.__s8)`);
     assert.equal(h.sha256(await logged), h.sha256(built(8 * MiB)), '8 MiB console message whole');
-    assert.equal(h.sha256(await page.evaluate(BUILD(64 * MiB))), h.sha256(built(64 * MiB)), '64 MiB result whole');
+    assert.equal(h.sha256(await page.evaluate(BUILD(32 * MiB))), h.sha256(built(32 * MiB)), '32 MiB result whole');
     assert.equal(await page.evaluate('1 + 2'), 3, 'and a small one after it');
   } finally {
     await browser.close();

@@ -128,11 +128,12 @@ ok "$STATUS" "cdpproxy exits 0 on SIGTERM (status $STATUS)"
 # Both ways full at once, with a small queue bound: cdp-echo stops reading
 # while its own writes are blocked, so the proxy must go on reading it while
 # the proxy's writes to it wait (lws 4.1.6 would not, and both sides waited
-# on each other for ever).
+# on each other for ever, at once: cf83284). 32 commands a connection, all
+# in flight together, fill both ways (9.6 MB up, 64 MiB down each).
 start smallq "$B/cdpproxy" --listen 127.0.0.1:0 --upstream "127.0.0.1:${PORT[echo]}" \
 	--queue-bytes 64KiB
 ok $? "cdpproxy --queue-bytes 64KiB starts"
-"$B/cdp-load" --connections 4 --in-flight 32 --count 50 --cmd-size 300KiB --result-size 2MiB \
+"$B/cdp-load" --connections 4 --in-flight 32 --count 32 --cmd-size 300KiB --result-size 2MiB \
 	--timeout 20 --quiet "ws://127.0.0.1:${PORT[smallq]}/devtools/page/load" 2>"$TMP/smallq.err"
 rc=$?
 diag <"$TMP/smallq.err"
