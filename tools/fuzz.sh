@@ -5,7 +5,7 @@
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
 # DRIVER is scan, policy, discovery, wsleg, access, redact, log, switches, pipe, pipecut,
-# logrec or junit (default: all, one after the other). A bare number is SECONDS (default 60; 5 with --smoke), any other
+# logrec or junit (default: all, one after the other). A bare number is SECONDS (default 60; 2 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
 # scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$drivers" ] || drivers=$ALL
-[ -n "$seconds" ] || { [ $smoke = 1 ] && seconds=5 || seconds=60; }
+[ -n "$seconds" ] || { [ $smoke = 1 ] && seconds=2 || seconds=60; }
 
 CC=${FUZZ_CC:-clang}
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -97,9 +97,18 @@ max_len() {
 # Each source is compiled once into $build/obj (a proxy module the drivers
 # share, once for all of them), again only when it or a header it includes
 # (clang -MMD) is newer than its object, or when the compiler or its flags
-# changed ($build/obj/flags); each driver is linked from its objects.
+# changed ($build/obj/flags); each driver is linked from its objects. The
+# compiles go through ccache when it is there (tools/deps.sh installs it), as
+# `make deb`'s do: a source compiled before with the same flags, in any clone
+# (CCACHE_BASEDIR, and -ffile-prefix-map, which leaves the clone's path out
+# of the debug info: stack traces name proxy/..., relative to the tree), is
+# not compiled again; what ccache returns is what clang gave for that input.
 # A proxy module sees only the common flags; a driver and a tool's sources
 # also get that driver's extra_flags.
+CCACHE=$(command -v ccache || true)
+CCACHE_BASEDIR=$(pwd)
+export CCACHE_BASEDIR
+CFLAGS="$CFLAGS -ffile-prefix-map=$CCACHE_BASEDIR=."
 objdir=$build/obj
 mkdir -p "$build/logs" "$objdir"
 stamp="$($CC --version | head -n 1) $CFLAGS"
@@ -122,7 +131,7 @@ compile() {
     if ! fresh "$o"; then
         mkdir -p "${o%/*}"
         # shellcheck disable=SC2086 # word splitting is wanted
-        $CC $CFLAGS $flags -MMD -MF "$o.d" -c -o "$o.tmp" "$2" >>"$build/logs/$1.build.log" 2>&1 || return 1
+        $CCACHE $CC $CFLAGS $flags -MMD -MF "$o.d" -c -o "$o.tmp" "$2" >>"$build/logs/$1.build.log" 2>&1 || return 1
         mv "$o.tmp" "$o"
     fi
     echo "$o"

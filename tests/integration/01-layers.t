@@ -6,25 +6,76 @@
 # include paths of the pure layers. Then every layer's .c files preprocess
 # with only the include paths the Makefile gives that layer (SEES_*, by `make
 # print-sees-LAYER`), each file alone, whatever the build's order.
+# Each file is preprocessed once: one cc -M per layer, with that layer's
+# include paths, lists every file's headers (a rule each, the .c first). A
+# pure layer's paths are a prefix of the pure layers' (base, base cdp, ...)
+# and the first directory that has a header wins, so a file that preprocesses
+# with them pulls in the very headers it would with all four; a file that
+# does not, or one of a layer that sees beyond the pure ones, is preprocessed
+# again, alone, with the pure layers' paths. A layer whose run fails is run
+# again file by file, so the failure is pinned to its files.
 cd "$(dirname "$0")/../.." || exit 1
 # Run from a recipe (make check), the outer make's flags are not for these.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
 layers=$(mk print-layers) || { echo "Bail out! make print-layers failed"; exit 1; }
+# Every layer's include paths from one make run, a line each, in order.
+# shellcheck disable=SC2046
+sees=$(mk $(for l in $layers; do printf 'print-sees-%s ' "$l"; done)) ||
+    { echo "Bail out! make print-sees-LAYER failed"; exit 1; }
+# shellcheck disable=SC2086
+[ "$(printf '%s\n' "$sees" | wc -l)" -eq "$(echo $layers | wc -w)" ] ||
+    { echo "Bail out! make print-sees-LAYER did not print a line per layer"; exit 1; }
 pure="base cdp obs core"
 inc=""
 for l in $pure; do inc="$inc -Iproxy/$l"; done
-cflags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $inc $(pkg-config --cflags jansson 2>/dev/null)"
+std="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
+cflags="$std $inc $(pkg-config --cflags jansson 2>/dev/null)"
+# A "FILE HEADER" line whose header is banned from the pure layers.
+banned='^[^ ]+ ([^ ]*/)?(libwebsockets(\.h|/)|proxy/(loop|ws|pipe|http|wrapper|chromium|app)/)'
 set --
 for l in $pure; do set -- "$@" proxy/$l/*.c; done
+npure=$#
 all=0
 for l in $layers; do for f in proxy/"$l"/*.c; do [ -e "$f" ] && all=$((all + 1)); done; done
-echo "1..$(($# + all))"
+echo "1..$((npure + all))"
+tmp=$(mktemp -d /tmp/cdpproxy-layers-XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+# cc -M's rules as "FILE HEADER" lines (FILE: a rule's first prerequisite).
+pairs() {
+    sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' | awk '{ for (i = 3; i <= NF; i++) print $2, $i }'
+}
+# Per layer, its paths in $tmp/L.inc; when the whole layer preprocesses,
+# and it sees only pure layers, the banned headers its files pull in, as
+# "FILE HEADER" lines, in $tmp/L.bad; $tmp/L.failed when it does not.
+i=0
+for l in $layers; do
+    i=$((i + 1))
+    l_inc=$(printf '%s\n' "$sees" | sed -n "${i}p")
+    printf '%s\n' "$l_inc" >"$tmp/$l.inc"
+    files=""
+    for f in proxy/"$l"/*.c; do [ -e "$f" ] && files="$files $f"; done
+    [ -n "$files" ] || continue
+    # shellcheck disable=SC2086
+    if ${CC:-cc} $std $l_inc -M $files 2>/dev/null >"$tmp/$l.M"; then
+        reuse=1
+        for p in $l_inc; do case " $inc " in *" $p "*) ;; *) reuse=0 ;; esac; done
+        [ $reuse = 0 ] || pairs <"$tmp/$l.M" | grep -E "$banned" >"$tmp/$l.bad"
+    else
+        : >"$tmp/$l.failed"
+    fi
+done
 n=0 failed=0
 for f in "$@"; do
     n=$((n + 1))
-    # shellcheck disable=SC2086
-    deps=$(${CC:-cc} $cflags -M "$f" 2>&1) || { echo "not ok $n - $f: the preprocessor failed"; printf '%s\n' "$deps" | sed 's/^/# /'; failed=1; continue; }
-    bad=$(printf '%s\n' "$deps" | tr ' \\' '\n\n' | grep -E '(^|/)libwebsockets(\.h|/)|(^|/)proxy/(loop|ws|pipe|http|wrapper|chromium|app)/' | head -n 3)
+    l=${f#proxy/}; l=${l%%/*}
+    if [ -f "$tmp/$l.bad" ]; then
+        bad=""
+        [ ! -s "$tmp/$l.bad" ] || bad=$(awk -v f="$f" '$1 == f { print $2 }' "$tmp/$l.bad" | head -n 3)
+    else
+        # shellcheck disable=SC2086
+        deps=$(${CC:-cc} $cflags -M "$f" 2>&1) || { echo "not ok $n - $f: the preprocessor failed"; printf '%s\n' "$deps" | sed 's/^/# /'; failed=1; continue; }
+        bad=$(printf '%s\n' "$deps" | pairs | grep -E "$banned" | awk '{ print $2 }' | head -n 3)
+    fi
     if [ -z "$bad" ]; then
         echo "ok $n - $f includes no lws, loop, leg or wrapper header"
     else
@@ -33,15 +84,16 @@ for f in "$@"; do
     fi
 done
 for l in $layers; do
-    inc=$(mk print-sees-"$l") || { echo "Bail out! make print-sees-$l failed"; exit 1; }
+    l_inc=$(cat "$tmp/$l.inc")
+    shown=$(echo " $l_inc" | sed 's/ -Iproxy\// /g')
     for f in proxy/"$l"/*.c; do
         [ -e "$f" ] || continue
         n=$((n + 1))
         # shellcheck disable=SC2086
-        if out=$(${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $inc -M "$f" 2>&1 >/dev/null); then
-            echo "ok $n - $f preprocesses with $l's include paths only:$(echo " $inc" | sed 's/ -Iproxy\// /g')"
+        if [ ! -f "$tmp/$l.failed" ] || out=$(${CC:-cc} $std $l_inc -M "$f" 2>&1 >/dev/null); then
+            echo "ok $n - $f preprocesses with $l's include paths only:$shown"
         else
-            echo "not ok $n - $f does not preprocess with $l's include paths only:$(echo " $inc" | sed 's/ -Iproxy\// /g')"
+            echo "not ok $n - $f does not preprocess with $l's include paths only:$shown"
             printf '%s\n' "$out" | head -n 5 | sed 's/^/# /'
             failed=1
         fi

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Tier 0: a short libFuzzer smoke of each parser (tools/fuzz.sh --smoke): every
-# committed input of tests/fuzz/corpus/NAME once, then ~5 s of fuzzing under
-# ASan and UBSan. One TAP line per driver; `make fuzz` is the long run.
-# FUZZ_BUILD overrides the build dir (build/fuzz), FUZZ_SECONDS the 5 s.
+# committed input of tests/fuzz/corpus/NAME once, then ~2 s of fuzzing under
+# ASan and UBSan, from that corpus: a smoke that the driver and its oracle
+# run and that a fault the corpus or a few mutations reach is found; `make
+# fuzz` is the long run. The objects come from ccache when a clone compiled
+# them before. FUZZ_BUILD overrides the build dir (build/fuzz), FUZZ_SECONDS
+# the 2 s.
 cd "$(dirname "$0")/../.." || exit 1
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
     echo "1..0 # SKIP ${FUZZ_CC:-clang} not installed (Debian: clang libclang-rt-14-dev, see tools/deps.sh)"

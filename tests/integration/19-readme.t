@@ -12,6 +12,12 @@
 // checked another way, said where: make by `make -n` (make report and make
 // test take minutes and make install writes to /usr/local), apt-get by
 // --simulate, the CI job by parsing it and running its suite steps.
+// What another step already runs is not run twice: the connect lines run
+// in one node process, each in its own block; the first config line's suite
+// run is the CI job's plain run when the two configs give Playwright the
+// same `use` (CDPPROXY_BROWSER unset), else its own; `npm test` is a small
+// Puppeteer script (81-wrapper-puppeteer.t and 89-audit-puppeteer.t run the
+// full rig through the wrapper); cdpbench audit runs one round of two arms.
 // DOCS_PREMERGE=1: a make target another part of the change adds (install,
 // deb) is a TODO instead of a failure.
 'use strict';
@@ -28,6 +34,7 @@ const PREMERGE = process.env.DOCS_PREMERGE === '1';
 const PENDING_TARGETS = ['install', 'deb'];
 const README = process.env.README || path.join(h.ROOT, 'README.md');
 const CLIENTS = path.join(h.ROOT, 'tests/clients');
+const AUDIT_ONCE = '--rounds 1 --warmup-rounds 0 --policies direct,passthrough';
 
 // The README's fenced blocks, in order: {lang, text, line}.
 function blocks(text) {
@@ -50,7 +57,9 @@ function commands(text) {
     .map((l) => l.replace(/\s{2,}#.*$/, '').trim()).filter((l) => l && !l.startsWith('#'));
 }
 
-const st = { subst: [], bin: null, tmp: null, chrome: null, proxy: null, project: null, config: null, ran: [], todo: [] };
+// pending: a config line whose suite run waits for the next config line;
+// deferred: one whose run is the CI job's plain run.
+const st = { subst: [], bin: null, tmp: null, chrome: null, proxy: null, project: null, config: null, pending: null, deferred: null, ran: [], todo: [] };
 
 function sub(s) {
   for (const [a, b] of st.subst) s = s.split(a).join(b);
@@ -134,41 +143,87 @@ function runSuite(cmd, env = {}) {
   return { r, records: readLogDir(logs) };
 }
 
+// The `use` two config lines give Playwright, CDPPROXY_BROWSER unset: equal?
+function sameUse(a, b) {
+  const files = [a, b].map((lines, i) => {
+    const f = path.join(st.tmp, `use-${i}.config.js`);
+    fs.writeFileSync(f, `module.exports = { ${lines.join('\n')} };\n`);
+    return f;
+  });
+  const env = { ...process.env };
+  delete env.CDPPROXY_BROWSER;
+  const r = spawnSync('node', ['-e', 'for (const f of process.argv.slice(1)) console.log(JSON.stringify(require(f).use))', ...files],
+    { encoding: 'utf8', env });
+  const out = r.stdout.trim().split('\n');
+  return r.status === 0 && out.length === 2 && out[0] === out[1];
+}
+
+// A config line's suite run not left to the CI job's: now, in its own project.
+function runPending() {
+  if (!st.pending) return;
+  const lines = st.pending;
+  st.pending = null;
+  const keep = st.config;
+  st.project = project(lines);
+  const { r, records } = runSuite('npx playwright test');
+  st.project = project(keep);
+  assert.equal(r.status, 0, `npx playwright test with ${lines}: ${r.stdout}${r.stderr}`);
+  assert.ok(records.some((x) => x.method === 'Page.navigate'), 'the suite went through the wrapper: its log has Page.navigate');
+}
+
 const jsRules = [
   // Connect snippets: each line on its own, through the running proxy; the
   // proxy's log must show the client by name.
+  // One node process runs the lines one after the other, each in a block of
+  // its own; each line's connection must be logged after the one before it.
   { re: /connectOverCDP|puppeteer\.connect|await CDP\(/, run: async (lines) => {
-    for (const raw of lines) {
-      const line = sub(raw);
-      const lib = /connectOverCDP/.test(line) ? 'playwright' : /puppeteer/.test(line) ? 'puppeteer' : 'chrome-remote-interface';
-      const after = { playwright: 'assert.ok(browser.contexts().length >= 0); await browser.close();',
-        puppeteer: 'await browser.version(); await browser.disconnect();',
-        'chrome-remote-interface': 'await client.Browser.getVersion(); await client.close();' }[lib];
-      const script = path.join(st.tmp, 'connect.js');
-      fs.writeFileSync(script, `const assert = require('assert');
+    const libs = lines.map((raw) => (/connectOverCDP/.test(raw) ? 'playwright' : /puppeteer/.test(raw) ? 'puppeteer' : 'chrome-remote-interface'));
+    const after = { playwright: 'assert.ok(browser.contexts().length >= 0); await browser.close();',
+      puppeteer: 'await browser.version(); await browser.disconnect();',
+      'chrome-remote-interface': 'await client.Browser.getVersion(); await client.close();' };
+    const need = { playwright: "const { chromium } = r('playwright-core');", puppeteer: "const puppeteer = r('puppeteer-core');",
+      'chrome-remote-interface': "const CDP = r('chrome-remote-interface');" };
+    const script = path.join(st.tmp, 'connect.js');
+    fs.writeFileSync(script, `const assert = require('assert');
 const r = require('module').createRequire(${JSON.stringify(path.join(CLIENTS, 'package.json'))});
-${{ playwright: "const { chromium } = r('playwright-core');", puppeteer: "const puppeteer = r('puppeteer-core');",
-  'chrome-remote-interface': "const CDP = r('chrome-remote-interface');" }[lib]}
-(async () => { ${line}\n${after} })().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+${[...new Set(libs)].map((l) => need[l]).join('\n')}
+(async () => {
+${lines.map((raw, i) => `  console.log('line ${i}');\n  { ${sub(raw)}\n${after[libs[i]]} }`).join('\n')}
+  console.log('line ${lines.length}');
+})().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
 `);
-      const before = h.readLog(path.join(st.tmp, 'rig.jsonl')).length;
-      const res = sh(`node ${script}`, { timeout: 60000 });
-      assert.equal(res.status, 0, `${raw}: ${res.stderr}`);
-      const opened = h.readLog(path.join(st.tmp, 'rig.jsonl')).slice(before).filter((x) => x.kind === 'open');
-      assert.ok(opened.some((x) => x.client && x.client.library === lib), `${raw}: the proxy logged a ${lib} connection: ${JSON.stringify(opened.map((x) => x.client))}`);
-    }
+    const before = h.readLog(path.join(st.tmp, 'rig.jsonl')).length;
+    const res = sh(`node ${script}`, { timeout: 60000 * lines.length });
+    const reached = Math.max(0, ...[...res.stdout.matchAll(/^line (\d+)$/gm)].map((m) => Number(m[1])));
+    assert.equal(res.status, 0, `${lines[Math.min(reached, lines.length - 1)]}: ${res.stderr}`);
+    const opened = h.readLog(path.join(st.tmp, 'rig.jsonl')).slice(before).filter((x) => x.kind === 'open');
+    let at = 0;
+    lines.forEach((raw, i) => {
+      const k = opened.findIndex((x, j) => j >= at && x.client && x.client.library === libs[i]);
+      assert.ok(k >= 0, `${raw}: the proxy logged a ${libs[i]} connection: ${JSON.stringify(opened.slice(at).map((x) => x.client))}`);
+      at = k + 1;
+    });
   } },
   // The wrapper line for @playwright/test: the suite passes, through the wrapper.
   // A config that reads CDPPROXY_BROWSER is run by the CI job's steps:
   // plainly (unset: the fallback) and by cdpbench audit (set).
+  // A config line that does not read CDPPROXY_BROWSER waits for the one
+  // that does: if both give Playwright the same `use` with it unset, the CI
+  // job's plain run tries both; otherwise it runs the suite itself then.
   { re: /^use: /, run: async (raw) => {
     const lines = raw.map(sub);
     st.config = lines;
     st.project = project(lines);
-    if (lines.some((l) => l.includes('CDPPROXY_BROWSER'))) return;
-    const { r, records } = runSuite('npx playwright test');
-    assert.equal(r.status, 0, `npx playwright test with ${lines}: ${r.stdout}${r.stderr}`);
-    assert.ok(records.some((x) => x.method === 'Page.navigate'), 'the suite went through the wrapper: its log has Page.navigate');
+    if (!lines.some((l) => l.includes('CDPPROXY_BROWSER'))) {
+      st.pending = lines;
+      return;
+    }
+    if (st.pending && sameUse(st.pending, lines)) {
+      console.log(`# ${st.pending.join(' ')}: the same use as the next config line with CDPPROXY_BROWSER unset, tried by the CI job's plain run`);
+      st.deferred = st.pending;
+      st.pending = null;
+    }
+    runPending();
   } },
   // Playwright's own Chromium: the wrapper is given executablePath(); with the
   // download present the suite passes, without it the wrapper names that path.
@@ -200,11 +255,25 @@ const shRules = [
     const r = sh(sub(cmd).replace(/^curl /, 'curl --fail '));
     assert.equal(r.status, 0, `${cmd}: ${r.stdout}${r.stderr}`);
   } },
-  // "npm test" stands for the user's suite: the Puppeteer rig.
+  // "npm test" stands for the user's suite: a script that launches with the
+  // puppeteer package (which reads PUPPETEER_EXECUTABLE_PATH) and loads a page.
   { re: /^PUPPETEER_EXECUTABLE_PATH=\S+ npm test$/, run: async (cmd) => {
     const log = path.join(st.tmp, 'pptr.jsonl');
-    const r = sh(sub(cmd).replace(/ npm test$/, ` node ${path.join(h.ROOT, 'tests/rigs/puppeteer/rig.js')}`),
-      { env: { NODE_PATH: path.join(CLIENTS, 'node_modules'), CDPPROXY_LOG: log, RIG_UPLOAD_MIB: '1' } });
+    const script = path.join(st.tmp, 'pptr.js');
+    fs.writeFileSync(script, `const puppeteer = require('puppeteer');
+(async () => {
+  const browser = await puppeteer.launch({ args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage();
+    await page.goto('data:text/html,<title>ok</title>');
+    if (await page.title() !== 'ok') throw new Error('the page did not load');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => { console.error(e); process.exit(1); });
+`);
+    const r = sh(sub(cmd).replace(/ npm test$/, ` node ${script}`),
+      { env: { NODE_PATH: path.join(CLIENTS, 'node_modules'), CDPPROXY_LOG: log } });
     assert.equal(r.status, 0, `${cmd}: ${r.stdout}${r.stderr}`);
     assert.ok(h.readLog(log).some((x) => x.method === 'Network.enable'), 'Puppeteer went through the wrapper');
   } },
@@ -218,9 +287,12 @@ const shRules = [
     if (r.status !== 0 && PREMERGE && PENDING_TARGETS.includes(target)) return st.todo.push(`make ${target}`);
     assert.equal(r.status, 0, `${cmd} (make -n): ${r.stderr}`);
   } },
-  // cdpbench audit on the project: one round, no warm-up, instead of --rounds N.
+  // cdpbench audit on the project: one round, no warm-up, instead of --rounds
+  // N, and two arms: direct (CDPPROXY_BROWSER the real Chromium) and
+  // passthrough (the wrapper), which are what the config must take;
+  // 84-audit.t runs the policy arm.
   { re: /^cdpbench audit /, run: async (cmd) => {
-    const { r } = runSuite(cmd.replace(/--rounds \d+/, '--rounds 1 --warmup-rounds 0'));
+    const { r } = runSuite(cmd.replace(/--rounds \d+/, AUDIT_ONCE));
     assert.equal(r.status, 0, `${cmd}: ${r.stdout}${r.stderr}`);
     const out = /--out (\S+)/.exec(cmd)[1];
     assert.ok(fs.existsSync(path.join(st.project, out, 'audit.html')), 'audit.html written');
@@ -275,6 +347,7 @@ test('the README\'s commands, in order', ALL, async () => {
         assert.fail(`${where}: a fenced block of language '${b.lang}': give it one this test knows (sh, js, python, yaml)`);
       }
     }
+    runPending();
     // The CI job: valid YAML, actions pinned to a major version, its suite
     // steps run in the project (the same commands as above, so the paths it
     // uploads are those they write); its install steps are the ones above.
@@ -285,16 +358,28 @@ test('the README\'s commands, in order', ALL, async () => {
     for (const s of steps.filter((x) => x.run)) {
       if (/npx playwright test/.test(s.run)) {
         console.log(`# CI: ${s.run}`);
-        if (st.ran.some((c) => c.startsWith(s.run.replace(/--rounds \d+/, '--rounds 1 --warmup-rounds 0')))) console.log('#   the same command as the README\'s, run above in the same project');
+        if (st.ran.some((c) => c.startsWith(s.run.replace(/--rounds \d+/, AUDIT_ONCE)))) console.log('#   the same command as the README\'s, run above in the same project');
         else if (/^cdpbench audit /.test(s.run)) await shRules.find((r) => r.re.test(s.run)).run(s.run);
         else {
-          const r = sh(s.run, { cwd: st.project });
+          const r = sh(s.run, { cwd: st.project, env: { CDPPROXY_BROWSER: null } });
           assert.equal(r.status, 0, `${s.run}: ${r.stdout}${r.stderr}`);
+          const logs = /CDPPROXY_LOG=\$PWD\/(\S+)/.exec(s.run);
+          if (logs && st.deferred) {
+            assert.ok(readLogDir(path.join(st.project, logs[1])).some((x) => x.method === 'Page.navigate'),
+              `${s.run}, for ${st.deferred.join(' ')} too: the suite went through the wrapper (its log has Page.navigate)`);
+            st.deferred = null;
+          }
         }
       } else {
         console.log(`# CI, not run here (installs; its parts ran above): ${s.run}`);
         assert.match(s.run, /^(apt-get update && apt-get install -y [a-z -]+|make -C cdpproxy deps all install|npm ci)$/, `a CI step this test knows: ${s.run}`);
       }
+    }
+    // A config line left to a CI run that did not come: its own run now.
+    if (st.deferred) {
+      st.pending = st.deferred;
+      st.deferred = null;
+      runPending();
     }
     const upload = steps.find((x) => /upload-artifact/.test(x.uses || ''));
     for (const p of upload.with.path.split('\n').filter(Boolean)) {
