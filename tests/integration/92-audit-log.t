@@ -4,15 +4,20 @@
 // Tier 8: `cdpbench audit --log` on logs captured by `cdpproxy --log
 // --log-bodies`: a Playwright page (Network.enable {}: the finding) and a
 // raw client enabling only Page and Runtime (no false finding). Nothing is
-// run but the proxy and the client.
+// run but the proxy and the client; one Chromium serves both captures, each
+// through a proxy (and a log) of its own.
 'use strict';
-const { test } = require('node:test');
+const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./lib/harness');
 const { ALL, capture, auditLog } = require('./lib/audit');
 
+let chrome;
+before(async () => { if (!h.DIRECT) chrome = await h.startChrome(); });
+after(async () => { if (chrome) await chrome.stop(); });
+
 test('audit --log on a cdpproxy --log of Playwright: the finding, and nothing is run', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async () => {
-  const log = await capture(async (env) => {
+  const log = await capture(chrome, async (env) => {
     const { chromium } = h.client('playwright-core');
     const browser = await chromium.connectOverCDP(env.endpoint, { timeout: 15000 });
     const page = await browser.contexts()[0].newPage();
@@ -26,7 +31,7 @@ test('audit --log on a cdpproxy --log of Playwright: the finding, and nothing is
 });
 
 test('audit --log on a log with no Network at all: no false finding', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async () => {
-  const log = await capture(async (env) => {
+  const log = await capture(chrome, async (env) => {
     const targets = await h.getJSON(`${env.endpoint}/json/list`);
     const page = targets.find((x) => x.type === 'page');
     const cdp = await h.RawCDP.connect(page.webSocketDebuggerUrl);

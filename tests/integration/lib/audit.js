@@ -53,18 +53,21 @@ function wrappersOf(json) {
   return pids;
 }
 
-// The log of cdpproxy --log --log-bodies while drive(env) runs a client
-// through it, copied out of the proxy's directory: its path.
-async function capture(drive) {
-  const env = await h.setup({ proxyArgs: ['--log-bodies=65536'] });
+// The log of cdpproxy --log --log-bodies in front of chrome (h.startChrome,
+// shared by the tests of a file) while drive({endpoint, server}) runs a
+// client through it, copied out of the proxy's directory: its path.
+async function capture(chrome, drive) {
+  const server = await h.startServer();
+  const proxy = await h.startProxy({ upstreamPort: chrome.port, args: ['--log-bodies=65536'] });
   try {
-    await drive(env);
+    await drive({ endpoint: proxy.httpURL, server });
   } finally {
-    await env.stopProxy();
+    await proxy.stop();
+    await server.close();
   }
   const copy = path.join(h.tmpdir('cdpproxy-audit-log-').dir, 'rig.jsonl');
-  fs.copyFileSync(env.proxy.logPath, copy);
-  await env.teardown();
+  fs.copyFileSync(proxy.logPath, copy);
+  proxy.removeDir();
   return copy;
 }
 
