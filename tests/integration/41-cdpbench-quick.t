@@ -6,7 +6,11 @@
 // and parse; a replay captured from real Playwright through cdpproxy
 // (--log --log-bodies) runs as a scenario, and its failures are told; the
 // command line. Timings are the report's business: nothing here asserts a
-// speed, so this file runs beside others (40, --budget, runs alone).
+// speed, and each run is one round (what is checked is every cell and every
+// byte, and every cell is in each round): 12 Chromium starts in all, on every
+// CPU (--placement shared: split would pin every browser of every cdpbench
+// running beside this file to the same one), so this file runs beside others
+// (40, --budget, runs alone).
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,9 +24,11 @@ let spoiledRun;   // the replay test's run, for the test of its failures
 test('cdpbench --quick fills every cell and writes a report that parses', { timeout: 150000 }, async (t) => {
   const out = h.tmpdir('cdpbench-quick-');
   const started = Date.now();
-  // 1 MiB bodies, not --quick's 4: what is checked is every cell and every
-  // byte, not a speed, and the Network and playwright u8 trials take 4x less.
-  const r = await cdpbench(['--quick', '--mib', '1', '--out', out.dir], 140000);
+  // 1 MiB bodies, not --quick's 4, and one round, not 2: what is checked is
+  // every cell and every byte, not a speed; the Network and playwright u8
+  // trials take 4x less, and there are half as many.
+  const r = await cdpbench(['--quick', '--mib', '1', '--rounds', '1', '--placement', 'shared',
+    '--out', out.dir], 140000);
   t.diagnostic(`cdpbench --quick took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /vs none/, 'the table is printed');
@@ -31,6 +37,7 @@ test('cdpbench --quick fills every cell and writes a report that parses', { time
   const names = rep.scenarios.map((s) => s.name);
   assert.deepEqual(names, ['native', 'none', 'attach', 'Network', 'playwright'], 'the quick matrix');
   assert.deepEqual(rep.bodies, ['u8', 'blob']);
+  assert.equal(rep.config.rounds, 1, '--rounds 1 holds with --quick');
   assert.equal(rep.cells.length, names.length * rep.bodies.length, 'scenario x body cells');
   for (const c of rep.cells) checkCell(rep, c);
   assert.match(rep.environment.chromium, /Chromium/, 'the Chromium version is recorded');
@@ -96,7 +103,7 @@ test('a replay captured from real Playwright through cdpproxy runs as a scenario
   fs.writeFileSync(spoiled, recs.flatMap((x) => (x === net ? [x, bad] : [x])).map((x) => JSON.stringify(x)).join('\n') + '\n');
 
   const r = await cdpbench(['--replay', proxy.logPath, '--replay', spoiled, '--scenarios', 'none', '--bodies', 'u8',
-    '--mib', '1', '--rounds', '2', '--warmup-rounds', '0', '--out', out.dir], 120000);
+    '--mib', '1', '--rounds', '1', '--warmup-rounds', '0', '--placement', 'shared', '--out', out.dir], 120000);
   proxy.removeDir();
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
