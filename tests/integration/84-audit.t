@@ -36,7 +36,10 @@ test('Playwright rig: `playwright test` per arm; the cap is faster, Network.enab
   }
   const cap = arm(r.json, 'network-postdata-cap');
   t.diagnostic(`wall: passthrough ${arm(r.json, 'passthrough').wall_seconds.point} s, cap ${cap.wall_seconds.point} s, ratio ${cap.ratio.point} [${cap.ratio.lo}, ${cap.ratio.hi}]`);
-  assert.ok(cap.ratio.point < 1 && cap.ratio_excludes_1, `network-postdata-cap is faster than passthrough: ${JSON.stringify(cap.ratio)}`);
+  // The cap makes the suite about a third faster or more (0.34-0.36x under
+  // load, 0.67x alone); with the cap made a passthrough the ratio read 0.96
+  // [0.92, 0.99], clear of 1 at 2 rounds: so the CI's top must be under 0.85.
+  assert.ok(cap.ratio.hi < 0.85, `network-postdata-cap is faster than passthrough by 15% at least: ${JSON.stringify(cap.ratio)}`);
   assert.match(r.stdout, /network-postdata-cap\s+2\/2 .* faster/, 'the summary says so');
   const enables = r.json.rig.enables['Network.enable {}'];
   assert.ok(enables && enables.by_type.page >= 2, `Network.enable {} listed per page session (one per test): ${JSON.stringify(enables)}`);

@@ -30,7 +30,9 @@ test('Puppeteer rig, configured only through the environment: direct, passthroug
   assert.match(out, /^ok: 3 uploads/m, `the rig ran under direct: ${out.slice(-500)}`);
   const cap = arm(r.json, 'network-postdata-cap');
   t.diagnostic(`cap vs passthrough: ${JSON.stringify(cap.ratio_to_passthrough)}`);
-  assert.ok(cap.ratio_to_passthrough.point < 1, 'network-postdata-cap is faster than passthrough');
+  // One round: a cap made a passthrough reads about 1 either side, the cap
+  // 0.34-0.45 (4 MiB uploads under load): so under 0.85, not just under 1.
+  assert.ok(cap.ratio_to_passthrough.point < 0.85, `network-postdata-cap is faster than passthrough by 15% at least: ${JSON.stringify(cap.ratio_to_passthrough)}`);
   assert.ok(r.json.rig.enables['Network.enable {}'].by_type.page >= 2, 'Network.enable {} in its page sessions');
   assert.ok(r.json.rig.findings.some((f) => f.id === 'network-postdata'), 'the maxPostDataSize finding');
   assert.ok(r.json.rig.findings.some((f) => f.id === 'fetch-all'), 'request interception: Fetch.enable with *');
