@@ -38,7 +38,6 @@ struct pipe_run {
 	int close_write[2];           /* close side s's output once its queue is written */
 	int dirty[2];                 /* out[s] has news: write it at the round's end */
 	int pause_after[2];           /* side s was paused inside a cut-through message */
-	int held[2];                  /* reading side s holds: its cut-through message is READ_AHEAD ahead */
 	uint64_t exited_at_us;        /* when the browser was reaped */
 };
 
@@ -61,7 +60,7 @@ static void pipe_reading(struct core_conn *cc, enum side s, int on)
 	 * queue that paused its side only once it is whole and written. */
 	r->pause_after[s] = !on && pipeleg_streaming(&r->leg[s]);
 	if (r->rwsi[s] && !r->pause_after[s])
-		lws_rx_flow_control(r->rwsi[s], on && !r->held[s]);
+		lws_rx_flow_control(r->rwsi[s], on && !r->leg[s].hold);
 }
 
 /* The bytes of m (being read from side p) not yet written to the other side. */
@@ -81,11 +80,11 @@ static size_t unsent(const struct pipe_run *r, int p, const struct msg *m)
 static void hold_check(struct pipe_run *r, int p)
 {
 	const struct msg *m = r->leg[p].rx;
-	int hold = m && unsent(r, p, m) > (r->held[p] ? READ_AHEAD / 2 : READ_AHEAD);
+	int hold = m && unsent(r, p, m) > (r->leg[p].hold ? READ_AHEAD / 2 : READ_AHEAD);
 
-	if (hold == r->held[p])
+	if (hold == r->leg[p].hold)
 		return;
-	r->held[p] = r->leg[p].hold = hold;
+	r->leg[p].hold = hold;
 	if (r->rwsi[p])
 		lws_rx_flow_control(r->rwsi[p], !hold && (r->pause_after[p] || !core_paused(&r->cc, (enum side)p)));
 }
