@@ -54,6 +54,25 @@ test('the environment per arm, the process group stopped, and Ctrl-C reports the
   dir.remove();
 });
 
+// Issue 30: NAME:nolog is the policy with no log, the proxy's own cost
+// without the log's; direct:nolog means nothing and is refused.
+test('an arm NAME:nolog runs the policy with no CDPPROXY_LOG; direct:nolog is refused', ALL, async () => {
+  const script = 'echo "arm=$CDPBENCH_AUDIT_ARM policy=$CDPPROXY_POLICY log=${CDPPROXY_LOG-unset} bodies=${CDPPROXY_LOG_BODIES-unset}"';
+  const r = await audit(['--rounds', '1', '--warmup-rounds', '0', '--policies', 'direct,passthrough:nolog,passthrough', '--', 'sh', '-c', script]);
+  assert.equal(r.code, 0, `audit exits 0; stderr:\n${r.stderr.slice(-3000)}`);
+  assert.deepEqual(r.json.arms.map((a) => a.name), ['direct', 'passthrough:nolog', 'passthrough'], 'the arms, named');
+  const [, nolog, pass] = r.json.arms;
+  assert.equal(nolog.policy, pass.policy, 'the same policy file');
+  assert.equal(nolog.runs[0].logs, null, 'no log directory for the nolog arm');
+  assert.match(fs.readFileSync(nolog.runs[0].output, 'utf8'), /^arm=passthrough:nolog policy=\/\S+\/passthrough\.json log=unset bodies=unset$/m, 'no log asked of the wrapper');
+  assert.match(fs.readFileSync(pass.runs[0].output, 'utf8'), new RegExp(`^arm=passthrough policy=\\S+ log=${pass.runs[0].logs} bodies=16KiB$`, 'm'), 'the logged arm still logs');
+  r.out.remove();
+  const bad = await audit(['--policies', 'direct:nolog,passthrough', '--', 'true']);
+  assert.equal(bad.code, 2, `direct:nolog refused with status 2; stderr: ${bad.stderr}`);
+  assert.match(bad.stderr, /--policies: direct:nolog: direct runs no proxy/, 'and says why');
+  bad.out.remove();
+});
+
 // Issue 27 #4: a JUnit file with a DOCTYPE ("billion laughs") is refused at
 // once, in bounded time; the runs still count and the summary and audit.md
 // say why their tests are missing. No browser: the command only writes it.

@@ -38,6 +38,7 @@ struct audit_run {
 struct audit_arm {
 	char name[AUDIT_NAME_MAX];
 	char *policy;                /* the policy file; NULL for direct */
+	int nolog;                   /* NAME:nolog: the proxy writes no log (its cost alone) */
 	/* audit_stats_compute fills the rest, from the measured rounds */
 	struct estimate_ci wall;     /* median wall seconds */
 	struct estimate_ci ratio;    /* paired, to the first arm */

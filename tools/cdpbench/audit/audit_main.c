@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	      "  --policies LIST      the arms, comma-separated: direct (the real Chromium, no\n"
 	      "                       proxy), a name in policies/, or a policy file's path\n"
 	      "                       (default " DEFAULT_ARMS ");\n"
-	      "                       ratios are to the first\n"
+	      "                       NAME:nolog runs that policy with no log (the proxy's\n"
+	      "                       own cost); ratios are to the first\n"
 	      "  --rounds N           measured rounds (default 5)\n"
 	      "  --warmup-rounds N    rounds run first and left out of the figures (default 1)\n"
 	      "  --out DIR            where the report and each run's output go (default audit)\n"
@@ -53,8 +54,9 @@ static void usage(FILE *out)
 	      "  -V, --version        the version\n", out);
 }
 
-/* Appends the arms of spec; -1 with a message on a missing policy. A name
- * is a file in the policy directory the proxy itself uses. */
+/* Appends the arms of spec; -1 with a message on a missing policy or a bad
+ * option. A name is a file in the policy directory the proxy itself uses;
+ * NAME:nolog is that policy with no log (the arm is named so). */
 static int parse_arms(struct audit *a, const char *spec)
 {
 	char *copy = xstrdup(spec), *save = NULL, path[BENCH_PATH_MAX + 64], dir[1100];
@@ -62,11 +64,27 @@ static int parse_arms(struct audit *a, const char *spec)
 	datadir_policies(NULL, dir, sizeof dir);
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct audit_arm *arm;
-		const char *slash = strrchr(tok, '/'), *file = slash ? slash + 1 : tok;
+		char *opt = strrchr(tok, ':');
+		const char *slash, *file;
+		int nolog = 0;
+		if (opt && !strcmp(opt, ":nolog")) {   /* else a path with a colon */
+			*opt = '\0';
+			if (!strcmp(tok, "direct")) {
+				fprintf(stderr, "cdpbench audit: --policies: direct:nolog: direct runs "
+					"no proxy, so it has no log to drop\n");
+				free(copy);
+				return -1;
+			}
+			nolog = 1;
+		}
+		slash = strrchr(tok, '/');
+		file = slash ? slash + 1 : tok;
 		a->arms = xrealloc(a->arms, (a->narms + 1) * sizeof *a->arms);
 		arm = &a->arms[a->narms++];
 		memset(arm, 0, sizeof *arm);
-		snprintf(arm->name, sizeof arm->name, "%.*s", (int)strcspn(file, "."), file);
+		arm->nolog = nolog;
+		snprintf(arm->name, sizeof arm->name, "%.*s%s", (int)strcspn(file, "."), file,
+			 nolog ? ":nolog" : "");
 		for (size_t i = 0; i + 1 < a->narms; i++) {
 			/* the same policy twice is an A/A pair: its runs need names of their own */
 			if (!strcmp(a->arms[i].name, arm->name)) {
@@ -148,7 +166,7 @@ static void analyse(struct audit *a, const char *bench)
 		if (a->arms[i].policy && !strcmp(a->arms[i].name, "passthrough"))
 			pick = i;
 	for (size_t i = 0; i < a->narms && pick == a->narms; i++)
-		if (a->arms[i].policy)
+		if (a->arms[i].policy && !a->arms[i].nolog)
 			pick = i;
 	for (int round = 0; pick < a->narms && round < a->rounds_run; round++) {
 		const struct audit_run *r = audit_run_at(a, round, pick);
@@ -307,8 +325,10 @@ int audit_main(int argc, char **argv)
 	a.argc = argc - optind;
 	bench_find_dirs(&cfg);
 	snprintf(a.wrapper, sizeof a.wrapper, "%s/cdpproxy-chromium", cfg.bindir);
-	if (parse_arms(&a, arms) < 0)
+	if (parse_arms(&a, arms) < 0) {
+		rc = CLI_USAGE;
 		goto out;
+	}
 	if (access(cfg.chromium, X_OK) < 0) {
 		fprintf(stderr, "cdpbench audit: cannot run %s: %s (--chromium PATH)\n", cfg.chromium,
 			strerror(errno));
