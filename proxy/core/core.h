@@ -140,6 +140,20 @@ void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t 
  * A side is paused between messages, never inside one: a message's bytes
  * go from the queue only once it is all written. */
 void core_stream_end(struct core_conn *cc, enum side to, enum side producer);
+/* How far a cut-through message may be read ahead of its writer: a leg
+ * reading one holds (reads nothing more) while more than CORE_READ_AHEAD of
+ * it is read and not yet written to the other side, and reads on once that
+ * is within half of it. So a client that reads slowly or not at all holds
+ * the sender's write at once, as it would with no proxy, the proxy's memory
+ * stays far below the message's, and its last byte leaves soon after it
+ * came (issue 30). Both legs apply the one rule: core_read_ahead_hold. */
+#define CORE_READ_AHEAD ((size_t)1 << 20)
+/* Whether a leg reading a cut-through message holds, from its bytes read
+ * and not yet written (unsent) and whether it holds now (held). */
+static inline int core_read_ahead_hold(size_t unsent, int held)
+{
+	return unsent > (held ? CORE_READ_AHEAD / 2 : CORE_READ_AHEAD);
+}
 /* The head of out[s] is written: takes it off and frees it, and resumes
  * the sides that waited for out[s] to drain to half the budget. */
 void core_written(struct core_conn *cc, enum side s);

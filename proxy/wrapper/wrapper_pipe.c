@@ -23,7 +23,6 @@
 #define TEND_US (100 * 1000)      /* signals and the kill time, between wake-ups */
 #define DRAIN_US (1000 * 1000)    /* after the browser exits, for its last words */
 #define HANG_MS 5000              /* a browser that outlives its client's pipe this long is killed */
-#define READ_AHEAD (1u << 20)     /* of a cut-through message, read and not yet written: then reading holds */
 
 /* The one connection: DOWN is the client's pipe pair, UP Chromium's. */
 struct pipe_run {
@@ -71,16 +70,13 @@ static size_t unsent(const struct pipe_run *r, int p, const struct msg *m)
 	return sent < m->len ? m->len - sent : 0;
 }
 
-/* Reading side p holds while the message it cuts through is more than
- * READ_AHEAD ahead of its writer, and goes on once the writer is within
- * half of that: so a message is never far ahead of its reader, and its
- * last byte leaves soon after it came (issue 30), while the queue's budget
- * (which counts a message only once it is whole) still rules between
- * messages. */
+/* Reading side p holds while the message it cuts through is too far ahead
+ * of its writer (core_read_ahead_hold), while the queue's budget (which
+ * counts a message only once it is whole) still rules between messages. */
 static void hold_check(struct pipe_run *r, int p)
 {
 	const struct msg *m = r->leg[p].rx;
-	int hold = m && unsent(r, p, m) > (r->leg[p].hold ? READ_AHEAD / 2 : READ_AHEAD);
+	int hold = m && core_read_ahead_hold(unsent(r, p, m), r->leg[p].hold);
 
 	if (hold == r->leg[p].hold)
 		return;

@@ -93,7 +93,10 @@ static int conn_begin(void *ctx, int side, struct msg *m, uint64_t total)
 
 static void conn_grew(void *ctx, int side, struct msg *m, size_t old_cost)
 {
-	core_stream_grew(&((struct conn *)ctx)->cc, (enum side)!side, m, old_cost);
+	struct conn *c = ctx;
+
+	core_stream_grew(&c->cc, (enum side)!side, m, old_cost);
+	flush_hold(c, (enum side)side);
 }
 
 static void conn_too_large(void *ctx, int side, uint64_t bytes, int whole)

@@ -66,6 +66,11 @@ void flush_round(struct proxy *px);
 /* Writes what is queued for side s as frames, then its close frame if it is
  * closing. Returns -1 to close side s. */
 int flush_writeable(struct conn *c, enum side s);
+/* Side p's endpoint holds while the message it cuts through is too far
+ * ahead of the other side's writer (core_read_ahead_hold), and reads on
+ * once the writer caught up: asked when more of it came (conn.c) and when
+ * the other side wrote. */
+void flush_hold(struct conn *c, enum side p);
 /* c is being freed: off the list of pairs with writes. */
 void flush_forget(struct conn *c);
 

@@ -26,6 +26,16 @@ static void flush_reading(struct core_conn *cc, enum side s, int on)
 	wsleg_rx_flow(&conn_of(cc)->leg[s], core_paused(cc, s));
 }
 
+void flush_hold(struct conn *c, enum side p)
+{
+	const struct wsleg *l = &c->leg[p];
+	const struct msg *m = l->rx_cut == 1 ? l->rx : NULL;
+
+	if (m || l->held)
+		wsleg_rx_hold(&c->leg[p], m && core_read_ahead_hold(m->len - wsleg_sent_of(&c->leg[!p], m),
+								       l->held));
+}
+
 const struct core_leg_ops flush_ops = { flush_queued, flush_reading };
 
 void flush_forget(struct conn *c)
@@ -47,6 +57,7 @@ int flush_writeable(struct conn *c, enum side s)
 	if (c->px->core.log)
 		log_flush(c->px->core.log);
 	rc = wsleg_write(&c->leg[s], &c->cc.out[s]);
+	flush_hold(c, (enum side)!s);
 	if (rc == 1 && c->closing[s])
 		return wsleg_close(&c->leg[s]);
 	return rc < 0 ? -1 : 0;

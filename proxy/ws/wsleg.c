@@ -55,13 +55,31 @@ void wsleg_rx_flow(struct wsleg *l, int paused)
 {
 	/* A cut-through message is read to its end even so: it frees the
 	 * queue that paused its side only once it is whole and written. */
-	int want = !paused || l->close_sent || l->rx_cut == 1;
+	int want = !l->held && (!paused || l->close_sent || l->rx_cut == 1);
 
 	l->paused = paused;
 	if (!l->wsi || want == l->reading)
 		return;
 	l->reading = want;
 	lws_rx_flow_control(l->wsi, want);
+}
+
+void wsleg_rx_hold(struct wsleg *l, int hold)
+{
+	hold = hold && l->rx_cut == 1;
+	if (hold == l->held)
+		return;
+	l->held = hold;
+	wsleg_rx_flow(l, l->paused);
+}
+
+size_t wsleg_sent_of(const struct wsleg *l, const struct msg *m)
+{
+	if (l->out != m)
+		return 0;
+	if (l->client && m->want)   /* counted without the header: see wsleg_write */
+		return l->out_sent;
+	return l->out_sent > l->out_hdr ? l->out_sent - l->out_hdr : 0;
 }
 
 /* Writes go to the socket directly, not through lws_write: lws 4.1.6 keeps
@@ -482,6 +500,7 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	rc_cut = l->rx_cut;
 	l->rx = NULL;
 	l->rx_cut = 0;
+	l->held = 0;
 	l->ops->deliver(l->ctx, l->side, m);
 	if (rc_cut == 1)   /* a pause asked for while it came applies now */
 		wsleg_rx_flow(l, l->paused);
@@ -496,6 +515,7 @@ struct msg *wsleg_rx_release(struct wsleg *l)
 	l->rx = NULL;
 	l->rx_cut = 0;
 	l->dropping = 1;   /* it is not whole: its rest is still to come */
+	wsleg_rx_hold(l, 0);   /* ... and is read, however far ahead */
 	return m;
 }
 

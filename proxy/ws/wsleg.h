@@ -71,6 +71,7 @@ struct wsleg {
 	int dropping;                 /* skipping the rest of a message released (wsleg_rx_release) */
 	int reading;                  /* lws reads the socket (wsleg_rx_flow) */
 	int paused;                   /* ... and what was last asked of it */
+	int held;                     /* rx, cut through, is too far ahead of its writer (wsleg_rx_hold) */
 	/* Writing. */
 	struct wsleg_unsent unsent;
 	const struct msg *out;        /* the large message being written from its own buffer */
@@ -100,8 +101,16 @@ int wsleg_read(struct wsleg *l, unsigned char *p, size_t n);
  * returns it; else NULL. For when either side goes while it streams. */
 struct msg *wsleg_rx_release(struct wsleg *l);
 /* Reads the socket or not: not while paused, unless the proxy's close
- * went out and its answer is awaited. */
+ * went out and its answer is awaited, or a message cut through is being
+ * read (it is read to its end); never while held. */
 void wsleg_rx_flow(struct wsleg *l, int paused);
+/* Holds reading the message being cut through, or reads on: for its owner,
+ * which knows how far ahead of its writer it is (core_read_ahead_hold).
+ * The hold ends with the message (whole, or released). */
+void wsleg_rx_hold(struct wsleg *l, int hold);
+/* The bytes of m's payload this endpoint has written (0 unless m is the
+ * large message it is writing). */
+size_t wsleg_sent_of(const struct wsleg *l, const struct msg *m);
 
 /* Writes q's messages as frames, batched, as much as the socket takes;
  * ops->written takes each one written whole off q. A cut-through message

@@ -606,6 +606,44 @@ function rawUpgrade(port, wsPath, { paused = false } = {}) {
   });
 }
 
+// Frames off a raw socket (from rawUpgrade), unmasked (the proxy's frames to a client are not
+// masked): resolves [{opcode, payload}] once `count` data frames are in. A
+// large payload's chunks are kept as they come and joined once.
+function readFrames(sock, count) {
+  const frames = [];
+  let head = Buffer.alloc(0), parts = [], need = -1, opcode = 0;
+  return new Promise((resolve, reject) => {
+    sock.on('error', reject);
+    sock.on('close', () => reject(new Error(`closed after ${frames.length} frames`)));
+    sock.on('data', (d) => {
+      while (d.length) {
+        if (need < 0) {   // a header, so far in head
+          head = head.length ? Buffer.concat([head, d]) : d;
+          if (head.length < 2) return;
+          let len = head[1] & 127, off = 2;
+          if (len === 126) { if (head.length < 4) return; len = head.readUInt16BE(2); off = 4; }
+          else if (len === 127) { if (head.length < 10) return; len = Number(head.readBigUInt64BE(2)); off = 10; }
+          opcode = head[0] & 15;
+          need = len;
+          d = head.subarray(off);
+          head = Buffer.alloc(0);
+        }
+        const take = Math.min(need, d.length);
+        parts.push(d.subarray(0, take));
+        need -= take;
+        d = d.subarray(take);
+        if (need === 0) {
+          frames.push({ opcode, payload: Buffer.concat(parts) });
+          parts = [];
+          need = -1;
+          if (frames.length === count) return resolve(frames);
+        }
+      }
+    });
+    sock.resume();
+  });
+}
+
 // Sends count commands {"id": firstId + i, "method": methodAt(i)} over sock
 // (from rawUpgrade), in batches of 500 with at most 4000 unanswered (the
 // peer, cdp-echo through the proxy, answers each with one unmasked frame);
@@ -656,5 +694,5 @@ module.exports = {
   procStat, rssKiB, alive, descendants, cmdline, environ, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked, startEcho,
   httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,
-  checkProxyExit, closesOf, sha256, wsClientFrame, rawUpgrade, floodCommands,
+  checkProxyExit, closesOf, sha256, wsClientFrame, rawUpgrade, readFrames, floodCommands,
 };
