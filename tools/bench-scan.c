@@ -22,15 +22,24 @@ struct sample {
 	long reps;
 };
 
-static char *pad(const char *prefix, size_t n, const char *suffix)
+/* prefix, then unit repeated to n bytes (whole units), then suffix. */
+static char *pad_with(const char *prefix, const char *unit, size_t n, const char *suffix)
 {
-	size_t a = strlen(prefix), b = strlen(suffix);
-	char *s = xmalloc(a + n + b + 1);
+	size_t a = strlen(prefix), b = strlen(suffix), u = strlen(unit);
+	char *s;
 
+	n -= n % u;
+	s = xmalloc(a + n + b + 1);
 	memcpy(s, prefix, a);
-	memset(s + a, 'x', n);
+	for (size_t i = 0; i < n; i += u)
+		memcpy(s + a + i, unit, u);
 	memcpy(s + a + n, suffix, b + 1);
 	return s;
+}
+
+static char *pad(const char *prefix, size_t n, const char *suffix)
+{
+	return pad_with(prefix, "x", n, suffix);
 }
 
 static void usage(void)
@@ -66,7 +75,7 @@ static double round_ns(const struct sample *s, int with_jansson)
 
 /* The messages timed, made after the options are read (nothing to free on
  * -h or a bad flag). */
-#define SAMPLES 4
+#define SAMPLES 5
 static size_t samples_make(struct sample *out)
 {
 	const struct sample samples[SAMPLES] = {
@@ -81,6 +90,11 @@ static size_t samples_make(struct sample *out)
 				     "12345.678,\"type\":\"Fetch\"},\"sessionId\":\"9A1F3C2B7D4E5F60\"}"),
 		  0, 100000 },
 		{ "result 4 MiB", pad("{\"id\":7,\"result\":{\"data\":\"", LARGE, "\"}}"), 0, 40 },
+		/* A zeroed Uint8Array upload as Chrome sends it under Network.enable:
+		 * its postData is \u0000 after \u0000 (the rigs' 117 MiB events). */
+		{ "escapes 4 MiB", pad_with("{\"method\":\"Network.requestWillBeSent\",\"params\":"
+					    "{\"request\":{\"postData\":\"", "\\u0000", LARGE,
+					    "\"}},\"sessionId\":\"9A1F3C2B7D4E5F60\"}"), 0, 20 },
 	};
 	size_t n = sizeof samples / sizeof samples[0];
 

@@ -430,6 +430,11 @@ static void test_invalid(void)
 		{ "{\"a\":\"\\u12\"}", "bad escape", 10 },
 		{ "{\"a\":\"\\U0041\"}", "bad escape", 7 },
 		{ "{\"a\":\"\\'\"}", "bad escape", 7 },
+		/* escapes back to back (scan.c takes a run of them in one loop) */
+		{ "{\"a\":\"\\u0000\\u0000\\u00G0\"}", "bad escape", 22 },
+		{ "{\"a\":\"\\u0000\\u0000\\x\"}", "bad escape", 19 },
+		{ "{\"a\":\"\\u0000\\u0000\\u00\"}", "bad escape", 22 },
+		{ "{\"a\":\"\\u0000\\u0000\x01\"}", "control character in string", 18 },
 		{ "{\"a\":\"tab\there\"}", "control character in string", 9 },
 		{ "{\"a\":\"line\nbreak\"}", "control character in string", 10 },
 		{ "{\"a\x01\":1}", "control character in string", 3 },
@@ -499,6 +504,8 @@ static void test_truncated(void)
 		"\"a\\\"b\\\\c\\u00e9\\ud83d\\ude00\" , \"n\" : [ -1.5e+10 , 0 , -0.25E-3 , true , false , null ] } } ,"
 		" \"sessionId\" : \"9F1C\" }",
 		"{\"id\":3,\"error\":{\"code\":-32000,\"message\":\"x\"}}",
+		"{\"method\":\"X\",\"params\":{\"postData\":\"\\u0000\\u0000\\u0000\\u00fF\\n\\u0001\"},"
+		"\"sessionId\":\"S\"}",
 	};
 
 	for (size_t m = 0; m < sizeof msgs / sizeof msgs[0]; m++) {
