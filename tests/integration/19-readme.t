@@ -15,9 +15,12 @@
 // What another step already runs is not run twice: the connect lines run
 // in one node process, each in its own block; the first config line's suite
 // run is the CI job's plain run when the two configs give Playwright the
-// same `use` (CDPPROXY_BROWSER unset), else its own; `npm test` is a small
-// Puppeteer script (81-wrapper-puppeteer.t and 89-audit-puppeteer.t run the
-// full rig through the wrapper); cdpbench audit runs one round of two arms.
+// same `use` (CDPPROXY_BROWSER unset), else its own; cdpbench audit runs
+// one round of two arms. Two blocks are run by the file that tests what they
+// show, more fully, and checked here against it: `PUPPETEER_EXECUTABLE_PATH=
+// ... npm test` by 81-wrapper-puppeteer.t (puppeteer.launch() through the
+// wrapper by that variable), the Selenium snippet by 86-wrapper-selenium.t
+// (each of its lines is one of 86's script's).
 // DOCS_PREMERGE=1: a make target another part of the change adds (install,
 // deb) is a TODO instead of a failure.
 'use strict';
@@ -255,27 +258,19 @@ const shRules = [
     const r = sh(sub(cmd).replace(/^curl /, 'curl --fail '));
     assert.equal(r.status, 0, `${cmd}: ${r.stdout}${r.stderr}`);
   } },
-  // "npm test" stands for the user's suite: a script that launches with the
-  // puppeteer package (which reads PUPPETEER_EXECUTABLE_PATH) and loads a page.
+  // "npm test" stands for the user's suite, launched by the puppeteer
+  // package, which reads PUPPETEER_EXECUTABLE_PATH: 81-wrapper-puppeteer.t
+  // runs that (puppeteer.launch() through the wrapper, port and pipe modes,
+  // its log read), so it is not run twice: here the variable must name the
+  // installed wrapper, and 81 must set the same variable to the wrapper.
   { re: /^PUPPETEER_EXECUTABLE_PATH=\S+ npm test$/, run: async (cmd) => {
-    const log = path.join(st.tmp, 'pptr.jsonl');
-    const script = path.join(st.tmp, 'pptr.js');
-    fs.writeFileSync(script, `const puppeteer = require('puppeteer');
-(async () => {
-  const browser = await puppeteer.launch({ args: ['--no-sandbox'] });
-  try {
-    const page = await browser.newPage();
-    await page.goto('data:text/html,<title>ok</title>');
-    if (await page.title() !== 'ok') throw new Error('the page did not load');
-  } finally {
-    await browser.close();
-  }
-})().catch((e) => { console.error(e); process.exit(1); });
-`);
-    const r = sh(sub(cmd).replace(/ npm test$/, ` node ${script}`),
-      { env: { NODE_PATH: path.join(CLIENTS, 'node_modules'), CDPPROXY_LOG: log } });
-    assert.equal(r.status, 0, `${cmd}: ${r.stdout}${r.stderr}`);
-    assert.ok(h.readLog(log).some((x) => x.method === 'Network.enable'), 'Puppeteer went through the wrapper');
+    const value = /^PUPPETEER_EXECUTABLE_PATH=(\S+)/.exec(sub(cmd))[1];
+    assert.ok(fs.existsSync(value) && fs.realpathSync(value) === fs.realpathSync(h.WRAPPER_BIN),
+      `${cmd}: ${value} is the wrapper, cdpproxy-chromium`);
+    const t81 = fs.readFileSync(path.join(h.ROOT, 'tests/integration/81-wrapper-puppeteer.t'), 'utf8');
+    assert.match(t81, /^process\.env\.PUPPETEER_EXECUTABLE_PATH = h\.WRAPPER_BIN;$/m,
+      '81-wrapper-puppeteer.t sets PUPPETEER_EXECUTABLE_PATH to the wrapper');
+    assert.match(t81, /h\.client\('puppeteer'\)[\s\S]*puppeteer\.launch\(/, 'and launches with the puppeteer package');
   } },
   { re: /^apt-get install /, run: async (cmd) => {
     const r = sh(cmd.replace(/^apt-get install/, 'apt-get --simulate install'));
@@ -331,16 +326,22 @@ test('the README\'s commands, in order', ALL, async () => {
         await rule.run(lines);
         console.log(`# ${where}: js ${lines[0].slice(0, 60)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
       } else if (b.lang === 'python') {
-        console.log(`# ${where}: python (Selenium through the wrapper)`);
-        const log = path.join(st.tmp, 'selenium.jsonl');
-        const py = sub(b.text).replace(/^(d = webdriver\.Chrome)/m,
-          'o.add_argument("--headless")\no.add_argument("--no-sandbox")\n$1') +
-          '\ntry:\n    d.get("data:text/html,<title>ok</title>")\n    assert d.title == "ok", d.title\nfinally:\n    d.quit()\n';
-        fs.writeFileSync(path.join(st.tmp, 'readme_selenium.py'), py);
-        // Debian's python3 with its python3-selenium, not whatever comes first in PATH.
-        const r = sh(`/usr/bin/python3 ${path.join(st.tmp, 'readme_selenium.py')}`, { env: { CDPPROXY_LOG: log }, timeout: 90000 });
-        assert.equal(r.status, 0, `Selenium: ${r.stderr}`);
-        assert.ok(h.readLog(log).some((x) => x.method === 'Page.navigate'), 'Selenium went through the wrapper');
+        // 86-wrapper-selenium.t runs this snippet (ChromeDriver launching the
+        // wrapper; in pipe and BiDi modes too; the log read against
+        // ChromeDriver's own), so it is not run twice: each line here must be
+        // one of 86's script, the wrapper's path its `binary` (the wrapper it
+        // is given), ChromeDriver's Service without 86's log arguments.
+        const t86 = fs.readFileSync(path.join(h.ROOT, 'tests/integration/86-wrapper-selenium.t'), 'utf8');
+        const script = (/^const SELENIUM = `([\s\S]*?)`;$/m.exec(t86) || [])[1] || '';
+        const said = script.replace(/, service_args=\[[^\]]*\]/g, '').replace(/\s*\n\s+/g, ' ').split('\n').map((l) => l.trim());
+        assert.match(t86, /python\(SELENIUM, \[h\.WRAPPER_BIN, /, '86 gives its script the wrapper');
+        for (const raw of b.text.split('\n').filter((l) => l.trim())) {
+          const m = /^o\.binary_location = "([^"]+)"$/.exec(sub(raw));
+          if (m) assert.ok(fs.existsSync(m[1]) && fs.realpathSync(m[1]) === fs.realpathSync(h.WRAPPER_BIN), `${where}: ${raw}: the wrapper`);
+          const line = m ? 'o.binary_location = binary' : raw.trim();
+          assert.ok(said.includes(line), `${where}: \`${raw}\` is not a line of 86-wrapper-selenium.t's script`);
+        }
+        console.log(`# ${where}: python (Selenium through the wrapper): run by 86-wrapper-selenium.t`);
       } else if (b.lang === 'yaml') {
         yaml = b;
       } else {

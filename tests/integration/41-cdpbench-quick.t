@@ -24,10 +24,11 @@ let spoiledRun;   // the replay test's run, for the test of its failures
 test('cdpbench --quick fills every cell and writes a report that parses', { timeout: 150000 }, async (t) => {
   const out = h.tmpdir('cdpbench-quick-');
   const started = Date.now();
-  // 1 MiB bodies, not --quick's 4, and one round, not 2: what is checked is
-  // every cell and every byte, not a speed; the Network and playwright u8
-  // trials take 4x less, and there are half as many.
-  const r = await cdpbench(['--quick', '--mib', '1', '--rounds', '1', '--placement', 'shared',
+  // 256 KiB bodies, not --quick's 4 MiB, and one round, not 2: what is
+  // checked is every cell and every byte, not a speed; the Network and
+  // playwright u8 trials (about 0.07x: a third of a second a MiB, all CPU)
+  // take 16x less, and there are half as many.
+  const r = await cdpbench(['--quick', '--mib', '0.25', '--rounds', '1', '--placement', 'shared',
     '--out', out.dir], 140000);
   t.diagnostic(`cdpbench --quick took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
@@ -102,8 +103,11 @@ test('a replay captured from real Playwright through cdpproxy runs as a scenario
   Object.assign(net, { body: text.slice(0, 40), truncated: true });
   fs.writeFileSync(spoiled, recs.flatMap((x) => (x === net ? [x, bad] : [x])).map((x) => JSON.stringify(x)).join('\n') + '\n');
 
+  // --quick's trial (one warm-up transfer and one measured, no more by the
+  // clock) of 256 KiB: the replays enable Network, which makes u8 slow.
   const r = await cdpbench(['--replay', proxy.logPath, '--replay', spoiled, '--scenarios', 'none', '--bodies', 'u8',
-    '--mib', '1', '--rounds', '1', '--warmup-rounds', '0', '--placement', 'shared', '--out', out.dir], 120000);
+    '--mib', '0.25', '--transfers', '1', '--warmup-ms', '0', '--measure-ms', '0', '--rounds', '1',
+    '--warmup-rounds', '0', '--placement', 'shared', '--out', out.dir], 120000);
   proxy.removeDir();
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);

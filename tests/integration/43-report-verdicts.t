@@ -4,11 +4,19 @@
 // Tier 4: cdpbench's verdicts end to end against the real Chromium: every
 // ratio to none gets one word (slower, faster, no clear effect, inconclusive),
 // the same in the table, report.md, report.html and report.json; the baseline
-// and its A/A repeat get none; Network.enable on u8 (about 0.06x) reads
-// slower. A small matrix, 4 rounds (the fewest a verdict needs) of 1 MiB:
-// what is checked is the words' agreement, not a speed. About 40 s on a quiet
-// machine; on a loaded one cdpbench is stopped (SIGINT) after 200 s, and the
-// words of what finished must still agree.
+// and its A/A repeat get none; Network.enable on u8 (about 0.06-0.15x) reads
+// slower. A small matrix, 4 rounds (the fewest a verdict needs) of 256 KiB:
+// what is checked is the words' agreement, not a speed. (Network's u8 costs
+// a third of a second a MiB, all CPU; at 256 KiB, load 18, it read 0.14x
+// [0.11, 0.18] against an A/A band of x1.76: slower while the band stays
+// under x5.) The warm-up and measured transfers still run to 150 and 300 ms:
+// with one of each the A/A band widened past Network's ratio. The matrix is none,
+// Network and none#2 (the A/A check that sets the band): 12 Chromium starts.
+// An attach cell, whose word falls either way, is left to
+// tests/unit/report_view_test.c, which renders a synthetic report's slower,
+// no clear effect and inconclusive through the same renderers. About
+// 30 s on a quiet machine; on a loaded one cdpbench is stopped (SIGINT)
+// after 200 s, and the words of what finished must still agree.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -25,8 +33,8 @@ const escHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>
 test('one verdict per ratio, the same in the table, report.md, report.html and report.json', { timeout: 260000 }, async (t) => {
   const out = h.tmpdir('cdpbench-verdicts-');
   const started = Date.now();
-  const r = await cdpbench(['--scenarios', 'none,attach,Network,none', '--bodies', 'u8', '--rounds', '4',
-    '--mib', '1', '--out', out.dir], 200000);
+  const r = await cdpbench(['--scenarios', 'none,Network,none', '--bodies', 'u8', '--rounds', '4',
+    '--mib', '0.25', '--out', out.dir], 200000);
   t.diagnostic(`cdpbench took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   assert.ok(r.code === 0 || r.code === 130, `exit 0 (or 130: stopped on a loaded machine); stderr:\n${r.stderr.slice(-3000)}`);
 

@@ -25,7 +25,7 @@
 
 #define ROUNDS 8
 
-enum { NONE, NETWORK, PAGE, NONE2, NCELLS };
+enum { NONE, NETWORK, PAGE, RUNTIME, NONE2, NCELLS };
 
 static const struct {
 	const char *name;
@@ -36,7 +36,8 @@ static const struct {
 	[NONE] = { "none", SCENARIO_NONE, "", 400 },
 	[NETWORK] = { "Network", SCENARIO_CDP, "", 40 },
 	[PAGE] = { "Page_[x]", SCENARIO_CDP, "", 390 },
-	[NONE2] = { "none#2", SCENARIO_NONE, "none", 410 },
+	[RUNTIME] = { "Runtime", SCENARIO_CDP, "", 350 },
+	[NONE2] = { "none#2", SCENARIO_NONE, "none", 400 },
 };
 
 static char *slurp(const char *path)
@@ -214,8 +215,11 @@ int main(void)
 			same &= jv && !strcmp(jv, w->verdict_text);
 		}
 		ok(same, "every verdict in the table, report.md, report.html and report.json alike");
-		ok(v.rows[NETWORK].verdict == REPORT_SLOWER && v.rows[NONE].verdict == REPORT_NO_VERDICT &&
-		   v.rows[NONE2].verdict == REPORT_NO_VERDICT, "Network (0.1x) is slower; none and none#2 get none");
+		ok(v.rows[NETWORK].verdict == REPORT_SLOWER && v.rows[PAGE].verdict == REPORT_NO_CLEAR_EFFECT &&
+		   v.rows[RUNTIME].verdict == REPORT_INCONCLUSIVE && v.rows[NONE].verdict == REPORT_NO_VERDICT &&
+		   v.rows[NONE2].verdict == REPORT_NO_VERDICT,
+		   "Network (0.1x) is slower, Page (0.97x) no clear effect, Runtime (0.87x) inconclusive; "
+		   "none and none#2 get none");
 		ok(strstr(doc[0], v.verdict_rule) && in_all(doc, v.verdict_rule), "the rule in all three");
 		json_decref(j);
 	}
