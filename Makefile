@@ -28,10 +28,14 @@ B       := build
 # The version every program prints (-V, --version): the last tag without its
 # v, the commits since and the commit (git describe); without git or a tag,
 # the last release. Expanded once, here. $(B)/version holds the one last
-# built: what prints it is rebuilt when it changes.
+# built: what prints it is rebuilt when it changes. Only the files that name
+# CDPPROXY_VERSION are compiled with it (VERSION_SRC), so that a new commit
+# leaves every other object's compile, and ccache's hit for it (make deb),
+# as it was.
 VERSION ?= $(shell git describe --tags --always 2>/dev/null | sed 's/^v//' | grep . || echo 0.2.0)
 VERSION := $(VERSION)
-CFLAGS  += '-DCDPPROXY_VERSION="$(VERSION)"'
+VERSION_DEF := '-DCDPPROXY_VERSION="$(VERSION)"'
+VERSION_SRC := $(shell grep -l CDPPROXY_VERSION $(wildcard proxy/*/*.c tools/*/*.c tools/*/*/*.c))
 
 # proxy/ is one folder per layer; a layer sees its own headers and those of
 # the layers below it, nothing else, so a wrong #include does not compile:
@@ -126,30 +130,32 @@ $(B)/libtools.a: $(TLIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # What a client launches as if it were Chromium (proxy/wrapper/).
 $(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
 # Unit tests may include a tool's .c file to reach its statics (and its
 # subfolders' headers).
 $(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h tools/*/*/*.c tools/*/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PROXY_INC) -Itests/unit -Itools/common $(addprefix -I,$(sort $(dir $(wildcard tools/*/*/*.h)))) \
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -Itests/unit -Itools/common $(addprefix -I,$(sort $(dir $(wildcard tools/*/*/*.h)))) \
 	    $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
 	    $(call libs,$(LIBS_UNIT))
 
 $(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 # Linked from the objects calls-objs builds (one per source, each rebuilt
 # when a header it includes changes), so no source is compiled twice; those
-# that print the version are rebuilt when it changes.
+# that print the version are compiled with it and rebuilt when it changes.
 .SECONDEXPANSION:
 tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c tools/$(1)/*/*.c))
-$(patsubst %.c,$(B)/obj/%.o,$(shell grep -l CDPPROXY_VERSION $(wildcard tools/*/*.c tools/*/*/*.c))): $(B)/version
+VERSION_OBJ := $(patsubst proxy/%.c,$(B)/obj/%.o,$(patsubst tools/%.c,$(B)/obj/tools/%.o,$(VERSION_SRC)))
+$(VERSION_OBJ): $(B)/version
+$(VERSION_OBJ): CFLAGS += $(VERSION_DEF)
 $(B)/%: $$(call tool_objs,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) -o $@ $(call tool_objs,$*) $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 

@@ -4,8 +4,9 @@
 // Tier 8: `cdpbench audit` on the example Playwright rig, run by its test
 // runner under the wrapper per arm, cut to 2 rounds with no warm-up, to its
 // two upload tests and one worker: every run passes, the postdata cap is
-// faster (its CI clear of 1), Network.enable {} per page session, the
-// finding, JUnit per test, the reports. The runner is started as
+// faster (its CI clear of 1) and acted (the wrappers' logs: Network.enable
+// rewritten under it, passed on under passthrough), Network.enable {} per
+// page session, the finding, JUnit per test, the reports. The runner is started as
 // node_modules/@playwright/test/cli.js, not through npx: 19 runs the README's
 // `cdpbench audit ... -- npx playwright test` (on a project of its own), and
 // 80 the rig's two workers, each with its own wrapper and log. The other audits are
@@ -41,6 +42,15 @@ test('Playwright rig: `playwright test` per arm; the cap is faster, Network.enab
   // [0.92, 0.99], clear of 1 at 2 rounds: so the CI's top must be under 0.85.
   assert.ok(cap.ratio.hi < 0.85, `network-postdata-cap is faster than passthrough by 15% at least: ${JSON.stringify(cap.ratio)}`);
   assert.match(r.stdout, /network-postdata-cap\s+2\/2 .* faster/, 'the summary says so');
+  // CDPPROXY_POLICY reached each wrapper: the policy acted on the pipe's messages.
+  const enablesOf = (a) => a.runs.flatMap((x) => Object.values(wr.readLogs(x.logs)).flat())
+    .filter((x) => x.kind === 'command' && x.method === 'Network.enable');
+  const capEnables = enablesOf(cap);
+  assert.ok(capEnables.length >= 4 && capEnables.every((x) => x.action === 'rewrite'),
+    `network-postdata-cap: every Network.enable rewritten in its wrappers' logs: ${JSON.stringify(capEnables.slice(0, 3))}`);
+  const passEnables = enablesOf(arm(r.json, 'passthrough'));
+  assert.ok(passEnables.length >= 4 && passEnables.every((x) => x.action !== 'rewrite'),
+    `passthrough: none rewritten: ${JSON.stringify(passEnables.slice(0, 3))}`);
   const enables = r.json.rig.enables['Network.enable {}'];
   assert.ok(enables && enables.by_type.page >= 2, `Network.enable {} listed per page session (one per test): ${JSON.stringify(enables)}`);
   const finding = r.json.rig.findings.find((f) => f.id === 'network-postdata');

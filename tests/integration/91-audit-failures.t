@@ -48,6 +48,7 @@ test('the environment per arm, the process group stopped, and Ctrl-C reports the
   const direct = fs.readFileSync(json.arms[0].runs[0].output, 'utf8');
   const pass = fs.readFileSync(json.arms[1].runs[0].output, 'utf8');
   assert.match(direct, new RegExp(`arm=direct browser=${json.environment.chromium_path} pptr=${json.environment.chromium_path} policy= log=$`, 'm'), `direct: the real browser, no proxy: ${direct}`);
+  assert.equal(json.arms[0].runs[0].logs, null, 'direct: no proxy, so no logs in audit.json');
   assert.match(pass, new RegExp(`arm=passthrough browser=${h.WRAPPER_BIN} pptr=${h.WRAPPER_BIN} policy=/\\S+/passthrough.json log=${json.arms[1].runs[0].logs}$`, 'm'),
     `passthrough: the wrapper by its absolute path, the policy, a log directory of the run: ${pass}`);
   out.remove();

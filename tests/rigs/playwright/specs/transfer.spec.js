@@ -1,19 +1,21 @@
-// An upload of a 16 MiB Uint8Array with fetch() (the body Network.enable
-// copies) and a download, through the wrapper.
+// An upload of a 16 MiB (RIG_TRANSFER_MIB) Uint8Array with fetch() (the
+// body Network.enable copies) and a download, through the wrapper.
 const fs = require('node:fs');
 const { test, expect } = require('@playwright/test');
 
-test('fetch() uploads a 16 MiB Uint8Array', async ({ page }) => {
+const MIB = Number(process.env.RIG_TRANSFER_MIB || 16);
+
+test(`fetch() uploads a ${MIB} MiB Uint8Array`, async ({ page }) => {
   await page.goto('/');
-  const r = await page.evaluate(async () => {
-    const body = new Uint8Array(16 << 20);
+  const r = await page.evaluate(async (mib) => {
+    const body = new Uint8Array(mib << 20);
     for (let i = 0; i < body.length; i += 4096) body[i] = i & 255;
     const t0 = performance.now();
     const res = await fetch('/upload', { method: 'POST', body });
     const json = await res.json();
     return { ...json, ms: performance.now() - t0 };
-  });
-  expect(r.bytes).toBe(16 << 20);
+  }, MIB);
+  expect(r.bytes).toBe(MIB << 20);
   console.log(`upload ${r.bytes} bytes in ${r.ms.toFixed(1)} ms: ${(r.bytes * 8 / r.ms / 1000).toFixed(1)} Mbps`);
 });
 
