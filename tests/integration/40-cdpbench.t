@@ -6,10 +6,7 @@
 // count the rounds that fit in a time budget, so this file runs alone (see
 // lib/testrules.yml); the rest of cdpbench's tests are 41. Each trial starts a
 // Chromium: the first run has the 24 trials its 8 rounds of 3 cells need, the
-// second the fewest that show a budget adding rounds and then stopping. The
-// two runs start together (each test reads its own): the second's budget,
-// a few trials, is spent beside the first's, whose loose target needs only
-// its 8 rounds, well within its 2 minutes.
+// second the fewest that show a budget adding rounds and then stopping.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -18,27 +15,14 @@ const path = require('node:path');
 const h = require('./lib/harness');
 const { cdpbench, readReport, checkCell } = require('./lib/cdpbench');
 
-// Runs cdpbench with args and --out a fresh directory: {out, took (s), r}.
-async function run(args, timeout) {
-  const out = h.tmpdir('cdpbench-budget-');
-  const started = Date.now();
-  const r = await cdpbench([...args, '--out', out.dir], timeout);
-  return { out, took: (Date.now() - started) / 1000, r };
-}
-
 // Issue 21: --budget adds rounds until every ratio's CI is within --target-ci.
 // A loose target is reached at the fewest rounds a CI is trusted from (8); a
 // target no machine reaches runs until the budget is spent, and says so.
-const reached = run(['--scenarios', 'none,attach,none', '--bodies', 'u8', '--mib', '1',
-  '--rounds', '2', '--warmup-rounds', '0', '--budget', '2m', '--target-ci', '0.99',
-  '--measure-ms', '100', '--order-seed', '12345'], 140000);
-const spent = run(['--scenarios', 'none,attach', '--bodies', 'u8', '--mib', '1',
-  '--rounds', '1', '--warmup-rounds', '0', '--budget', '12s', '--target-ci', '0.001',
-  '--measure-ms', '0', '--warmup-ms', '0'], 110000);
-for (const p of [reached, spent]) p.catch(() => {});   // (each awaited by its test)
-
 test('--budget stops when every ratio is within --target-ci, at 8 rounds', { timeout: 150000 }, async () => {
-  const { out, r } = await reached;
+  const out = h.tmpdir('cdpbench-budget-');
+  const r = await cdpbench(['--scenarios', 'none,attach,none', '--bodies', 'u8', '--mib', '1',
+    '--rounds', '2', '--warmup-rounds', '0', '--budget', '2m', '--target-ci', '0.99',
+    '--measure-ms', '100', '--order-seed', '12345', '--out', out.dir], 140000);
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
   assert.equal(rep.config.budget_seconds, 120, '2m is 120 s');
@@ -82,7 +66,12 @@ test('--budget stops when every ratio is within --target-ci, at 8 rounds', { tim
 // a short budget, as any that must stop a run whose target is out of reach
 // holds the same (matrix.c's plan).
 test('--budget with a target no run reaches spends the budget and says which cells fell short', { timeout: 120000 }, async () => {
-  const { out, took, r } = await spent;
+  const out = h.tmpdir('cdpbench-budget-');
+  const started = Date.now();
+  const r = await cdpbench(['--scenarios', 'none,attach', '--bodies', 'u8', '--mib', '1',
+    '--rounds', '1', '--warmup-rounds', '0', '--budget', '12s', '--target-ci', '0.001',
+    '--measure-ms', '0', '--warmup-ms', '0', '--out', out.dir], 110000);
+  const took = (Date.now() - started) / 1000;
   assert.equal(r.code, 0, `exit 0; stderr:\n${r.stderr.slice(-3000)}`);
   const rep = readReport(out.dir);
   assert.equal(rep.config.budget_seconds, 12, '12s is 12 s');
