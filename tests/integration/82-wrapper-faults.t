@@ -40,10 +40,10 @@ for (const pipe of [false, true]) {
       await h.sleep(100);
       const killedAt = Date.now();
       process.kill(chrome, 'SIGKILL');
-      const seen = await Promise.race([disconnected, h.sleep(WITHIN_MS + 3000).then(() => null)]);
+      const seen = await h.within(disconnected, WITHIN_MS + 3000);
       assert.ok(seen && seen - killedAt <= WITHIN_MS, `the client saw the browser go within ${WITHIN_MS} ms (${seen && seen - killedAt} ms)`);
       assert.ok((await inflight) instanceof Error, 'the command in flight failed');
-      const end = await Promise.race([exited, h.sleep(5000).then(() => null)]);
+      const end = await h.within(exited, 5000);
       t.diagnostic(`wrapper ended ${JSON.stringify(end)} ${end && end.at - killedAt} ms after the kill`);
       assert.ok(end, 'the wrapper exited');
       assert.equal(end.signal, 'SIGKILL', 'the wrapper ends as Chromium did: SIGKILL (so non-zero to a shell, 137)');
@@ -203,7 +203,7 @@ test('closing fd 3 ends Chromium and the wrapper with 0; its log has the refusal
   if (!w) return t.skip('no wrapper');
   try {
     w.child.stdio[3].end();
-    const end = await Promise.race([w.exited, h.sleep(10000).then(() => null)]);
+    const end = await h.within(w.exited, 10000);
     assert.deepEqual(end, { code: 0, signal: null }, 'closing fd 3 ends Chromium, and the wrapper with its status 0');
     const log = Object.values(wr.readLogs(logs.dir))[0] || [];
     const refused = log.filter((r) => r.kind === 'too_large');

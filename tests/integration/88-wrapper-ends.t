@@ -64,7 +64,7 @@ async function driveAndKill(conn, pid) {
   killAfter = LAST;
   const last = [];
   for (let i = 0; i < LAST; i++) last.push(call('Runtime.evaluate', { expression: `${i} + 1` }, sessionId));
-  const answers = await Promise.race([Promise.all(last), h.sleep(20000).then(() => null)]);
+  const answers = await h.within(Promise.all(last), 20000);
   assert.ok(answers, 'the last commands were answered');
   return { sent, tree };
 }
@@ -84,7 +84,7 @@ function checkLogged(t, records, sent) {
 
 // After the kill: the wrapper ended by SIGKILL and nothing of it left.
 async function afterKill(child, exited, tree) {
-  const end = await Promise.race([exited, h.sleep(5000).then(() => null)]);
+  const end = await h.within(exited, 5000);
   assert.deepEqual(end && end.signal, 'SIGKILL', 'the wrapper was killed');
   assert.deepEqual(await wr.goneWithin(tree, 2000), [], 'nothing of Chromium left');
   // What a SIGKILLed wrapper cannot remove (the next start would).
@@ -157,7 +157,7 @@ test('port mode: Browser.close from a client that then reads nothing: the wrappe
       if (!h.alive(chrome)) chromeGone = Date.now();
       else await h.sleep(10);
     }
-    const end = await Promise.race([exited, h.sleep(10000).then(() => null)]);
+    const end = await h.within(exited, 10000);
     assert.ok(end, 'the wrapper exited');
     t.diagnostic(`the wrapper exited ${end.at - chromeGone} ms after Chromium (${JSON.stringify(end)})`);
     // It waited STOP_GRACE_US (1 s) for an answer that could not come.

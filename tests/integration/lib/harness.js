@@ -76,6 +76,16 @@ async function waitFor(fn, { timeout = 5000, interval = 50, what = 'condition' }
   }
 }
 
+// Resolves what promise resolves, or null if ms pass first. Its timer is
+// cleared either way: a race with sleep(ms) leaves one pending, and a
+// pending timer keeps a test file's process alive after its last test
+// (88-wrapper-ends ended 20 s after its last test on such a sleep).
+function within(promise, ms) {
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 // --- /proc helpers -----------------------------------------------------------
 
 // ticks: CPU time (user + system) so far, in 1/100 s.
@@ -690,7 +700,7 @@ function floodCommands(sock, count, methodAt, firstId = 1) {
 
 module.exports = {
   ROOT, PROXY_BIN, WRAPPER_BIN, CHROMIUM, CHROME_FLAGS, DIRECT,
-  client, tmpdir, sleep, waitFor,
+  client, tmpdir, sleep, within, waitFor,
   procStat, rssKiB, alive, descendants, cmdline, environ, allPids,
   startChrome, startProxy, startServer, setup, spawnTracked, startEcho,
   httpRequest, getJSON, putPolicy, readLog, waitForLog, wsConnect, RawCDP,

@@ -51,18 +51,22 @@ function spawnPipeWrapper(profile, env) {
   let stderr = '';
   child.stdio[2].setEncoding('utf8').on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let buf = Buffer.alloc(0);
+  // The chunks of the message being read: each chunk is searched for its
+  // NUL once and copied once (a 1 MiB answer comes in 16 of them).
+  let chunks = [];
   const messages = [];
   const listeners = [];
   child.stdio[4].on('data', (d) => {
-    buf = Buffer.concat([buf, d]);
     let i;
-    while ((i = buf.indexOf(0)) >= 0) {
-      const m = JSON.parse(buf.subarray(0, i).toString());
+    while ((i = d.indexOf(0)) >= 0) {
+      chunks.push(d.subarray(0, i));
+      const m = JSON.parse(Buffer.concat(chunks).toString());
+      chunks = [];
       messages.push(m);
-      buf = buf.subarray(i + 1);
+      d = d.subarray(i + 1);
       listeners.forEach((fn) => fn(m));
     }
+    if (d.length) chunks.push(d);
   });
   const write = (data) => new Promise((resolve) => { if (child.stdio[3].write(data)) resolve(); else child.stdio[3].once('drain', resolve); });
   return { child, exited, messages, write, stderr: () => stderr, onMessage: (fn) => listeners.push(fn) };
