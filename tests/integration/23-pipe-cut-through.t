@@ -98,7 +98,7 @@ test('raw pipe client: 8 and 32 MiB answers, an 8 MiB event, small ones: whole, 
     const event = c.msgs.slice(start).find((m) => m.head.startsWith('{"method":"Runtime.consoleAPICalled"'));
     assert.equal(h.sha256(JSON.parse(event.bytes.toString()).params.args[0].value), want8, '8 MiB console event whole');
     c.child.stdio[3].end();
-    assert.deepEqual(await Promise.race([c.exited, h.sleep(15000).then(() => null)]), { code: 0, signal: null }, 'closing fd 3 ends the wrapper with 0');
+    assert.deepEqual(await h.within(c.exited, 15000), { code: 0, signal: null }, 'closing fd 3 ends the wrapper with 0');
     // The wrapper's record of the 32 MiB answer: t is when its last byte was read.
     const recs = Object.values(wr.readLogs(logs.dir))[0] || [];
     const rec = recs.find((r) => r.kind === 'response' && r.id === ids[3]);
@@ -109,7 +109,7 @@ test('raw pipe client: 8 and 32 MiB answers, an 8 MiB event, small ones: whole, 
     assert.ok(leadMs > 5, `its first bytes came before its last one reached the wrapper (${leadMs.toFixed(1)} ms)`);
   } finally {
     try { process.kill(-c.child.pid, 'SIGKILL'); } catch { /* gone */ }
-    await Promise.race([c.exited, h.sleep(5000)]);
+    await h.within(c.exited, 5000);
     profile.remove();
     logs.remove();
   }

@@ -50,7 +50,7 @@ test(`a client that does not read a ${MIB} MiB message: the wrapper holds about 
     assert.equal(answer.id, 1, 'then the answer');
     assert.ok(answer.result.lastIn >= answer.result.firstIn, 'which carries the browser\'s marks');
     w.child.stdio[3].end();
-    assert.deepEqual(await Promise.race([w.exited, h.sleep(10000).then(() => null)]), { code: 0, signal: null }, 'ends cleanly');
+    assert.deepEqual(await h.within(w.exited, 10000), { code: 0, signal: null }, 'ends cleanly');
   } finally {
     try { process.kill(w.child.pid, 'SIGKILL'); } catch { /* gone */ }
     dir.remove();

@@ -60,7 +60,7 @@ test('invalid JSON and binary frames are forwarded untouched, logged, and the pr
   await h.waitFor(() => answers.length >= 1, { what: "Chrome's answer to invalid JSON" });
   assert.match(answers[0], /"code":-32700/, `Chrome's parse error reaches the client: ${answers[0]}`);
   cdp.ws.send(Buffer.from([1, 2, 3]), { binary: true });
-  const closed = await Promise.race([cdp.closed, h.sleep(3000).then(() => null)]);
+  const closed = await h.within(cdp.closed, 3000);
   // Chrome does not accept binary frames; whatever it does, the proxy passes on.
   if (closed) assert.notEqual(closed.code, 1006, `a close from Chrome is passed on: ${closed.code}`);
   else cdp.ws.terminate();
@@ -92,7 +92,7 @@ test('binary frames pass both ways as binary, byte for byte (a fake upstream: Ch
     const ws = await h.wsConnect(`ws://127.0.0.1:${proxy.port}/devtools/page/fake`);
     const back = new Promise((resolve) => ws.once('message', (data, isBinary) => resolve({ data: Buffer.from(data), isBinary })));
     ws.send(up, { binary: true });
-    const reply = await Promise.race([back, h.sleep(5000).then(() => null)]);
+    const reply = await h.within(back, 5000);
     assert.equal(got.length, 1, 'the peer gets one message');
     assert.ok(got[0].isBinary && got[0].data.equals(up), `the peer gets it as binary, byte for byte: ${JSON.stringify(got[0])}`);
     assert.ok(reply && reply.isBinary && reply.data.equals(down), `the client gets the answer as binary, byte for byte: ${JSON.stringify(reply)}`);

@@ -207,7 +207,7 @@ test('a client that closes while its socket is full gets the whole close answer,
     await h.sleep(500);
     const ended = new Promise((resolve) => sock.once('close', resolve));
     sock.resume();
-    await Promise.race([ended, h.sleep(10000)]);
+    await h.within(ended, 10000);
     const { frames, rest } = parseFrames(read.got);
     const last = frames[frames.length - 1];
     t.diagnostic(`${frames.length} frames, ${rest} bytes of a cut frame after them`);
