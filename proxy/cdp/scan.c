@@ -224,7 +224,9 @@ special:
 		/* Binary bytes in JSON are \u escapes back to back (a zeroed
 		 * Uint8Array upload's postData is \u0000 after \u0000, 48 MiB of
 		 * a rig's 117 MiB event): taken here, not one SIMD look each.
-		 * One that is not whole and valid is left to the loop above. */
+		 * One that is not whole and valid is left to the loop above.
+		 * (hex4, which computes the value, ran this loop at 1.3 GB/s
+		 * against 6.7 for the four tests: bench-scan, escapes 4 MiB.) */
 		while (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex_value(p[2]) >= 0 &&
 		       hex_value(p[3]) >= 0 && hex_value(p[4]) >= 0 && hex_value(p[5]) >= 0)
 			p += 6;

@@ -28,12 +28,12 @@ static void flush_reading(struct core_conn *cc, enum side s, int on)
 
 void flush_hold(struct conn *c, enum side p)
 {
-	const struct wsleg *l = &c->leg[p];
-	const struct msg *m = l->rx_cut == 1 ? l->rx : NULL;
+	struct wsleg *l = &c->leg[p];
 
-	if (m || l->held)
-		wsleg_rx_hold(&c->leg[p], m && core_read_ahead_hold(m->len - wsleg_sent_of(&c->leg[!p], m),
-								       l->held));
+	/* held is never set but while a message is cut through (rx_cut 1) */
+	if (l->rx_cut == 1)
+		wsleg_rx_hold(l, core_read_ahead_hold(l->rx->len - wsleg_sent_of(&c->leg[!p], l->rx),
+						      l->held));
 }
 
 const struct core_leg_ops flush_ops = { flush_queued, flush_reading };

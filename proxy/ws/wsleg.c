@@ -66,7 +66,6 @@ void wsleg_rx_flow(struct wsleg *l, int paused)
 
 void wsleg_rx_hold(struct wsleg *l, int hold)
 {
-	hold = hold && l->rx_cut == 1;
 	if (hold == l->held)
 		return;
 	l->held = hold;

@@ -105,8 +105,9 @@ struct msg *wsleg_rx_release(struct wsleg *l);
  * read (it is read to its end); never while held. */
 void wsleg_rx_flow(struct wsleg *l, int paused);
 /* Holds reading the message being cut through, or reads on: for its owner,
- * which knows how far ahead of its writer it is (core_read_ahead_hold).
- * The hold ends with the message (whole, or released). */
+ * which knows how far ahead of its writer it is (core_read_ahead_hold);
+ * asked only while one is (rx_cut 1). The hold ends with the message
+ * (whole, or released). */
 void wsleg_rx_hold(struct wsleg *l, int hold);
 /* The bytes of m's payload this endpoint has written (0 unless m is the
  * large message it is writing). */

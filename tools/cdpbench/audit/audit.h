@@ -46,6 +46,12 @@ struct audit_arm {
 	int nok, nfail;
 };
 
+/* Does arm's proxy write a log (a policy arm without :nolog)? */
+static inline int audit_arm_logs(const struct audit_arm *arm)
+{
+	return arm->policy && !arm->nolog;
+}
+
 /* One test's figures across the arms (with --junit). */
 struct audit_testfig {
 	char *name;

@@ -166,7 +166,7 @@ static void analyse(struct audit *a, const char *bench)
 		if (a->arms[i].policy && !strcmp(a->arms[i].name, "passthrough"))
 			pick = i;
 	for (size_t i = 0; i < a->narms && pick == a->narms; i++)
-		if (a->arms[i].policy && !a->arms[i].nolog)
+		if (audit_arm_logs(&a->arms[i]))
 			pick = i;
 	for (int round = 0; pick < a->narms && round < a->rounds_run; round++) {
 		const struct audit_run *r = audit_run_at(a, round, pick);

@@ -50,7 +50,7 @@ static void set_env(const struct audit *a, const struct audit_arm *arm, const ch
 		setenv("CDPPROXY_POLICY", arm->policy, 1);
 	else
 		unsetenv("CDPPROXY_POLICY");
-	if (arm->policy && !arm->nolog) {
+	if (audit_arm_logs(arm)) {
 		setenv("CDPPROXY_LOG", logdir, 1);
 		setenv("CDPPROXY_LOG_BODIES", a->log_bodies, 1);
 	} else {
@@ -72,7 +72,7 @@ void audit_run_once(const struct audit *a, size_t armi, int round, volatile sig_
 	snprintf(dir, sizeof dir, "%s/runs", a->cfg->out_dir);
 	mkdir(dir, 0755);
 	snprintf(run->output, sizeof run->output, "%s/r%d-%s.out", dir, round, arm->name);
-	if (arm->policy && !arm->nolog) {
+	if (audit_arm_logs(arm)) {
 		snprintf(run->logdir, sizeof run->logdir, "%s/r%d-%s.logs", dir, round, arm->name);
 		if (mkdir(run->logdir, 0755) < 0 && errno != EEXIST) {
 			snprintf(run->error, sizeof run->error, "cannot create %s: %s", run->logdir,
