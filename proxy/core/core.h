@@ -144,9 +144,10 @@ void core_stream_end(struct core_conn *cc, enum side to, enum side producer);
  * reading one holds (reads nothing more) while more than CORE_READ_AHEAD of
  * it is read and not yet written to the other side, and reads on once that
  * is within half of it. So a client that reads slowly or not at all holds
- * the sender's write at once, as it would with no proxy, the proxy's memory
- * stays far below the message's, and its last byte leaves soon after it
- * came (issue 30). Both legs apply the one rule: core_read_ahead_hold. */
+ * the sender's write at once, as it would with no proxy, and the proxy's
+ * memory stays far below the message's (issue 30; its last bytes still
+ * wait for route_deliver's scan of the whole message). Both legs apply the
+ * one rule: core_read_ahead_hold. */
 #define CORE_READ_AHEAD ((size_t)1 << 20)
 /* Whether a leg reading a cut-through message holds, from its bytes read
  * and not yet written (unsent) and whether it holds now (held). */
