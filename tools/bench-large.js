@@ -14,7 +14,17 @@
 // (last in - first in) to compare. Each message is followed by a small one
 // (the command's answer), whose order and the big one's bytes are checked.
 // Both legs: the WebSocket proxy (cdpproxy), and the pipe (the wrapper
-// beside it, cdpproxy-chromium, launching a fake Chrome on fds 3 and 4).
+// beside it, cdpproxy-chromium, launching a fake Chrome on fds 3 and 4);
+// and, for each leg, the client on the fake Chrome with no proxy (direct).
+// "last in" is when the sender's write completed: its last bytes may still
+// be in the kernel's buffers, which drain at the pace of everything after
+// them, so even direct gets a last in -> last out; what the proxy adds is
+// its own less direct's (column "added"), which counts the socket buffers
+// the proxy brings (a second connection's) as well as its own time. The
+// proxy's own time is timed from its log (every proxy runs with one): the
+// message's record carries when the read that brought its last byte
+// happened ("t"), so "proxy in -> out" is from that read to the client's
+// read of the last byte.
 //   node tools/bench-large.js [--proxy BIN] [--before BIN] [--sizes 8MiB,117MiB]
 //                             [--repeats N] [--legs ws,pipe] [--json FILE]
 'use strict';
@@ -143,8 +153,25 @@ function fakeChrome(marks) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port })));
 }
 
-function startProxy(bin, upstream) {
-  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstream}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+// When the proxy read the last byte of the message of `bytes` bytes it
+// logged last (log: its JSON-lines file), on now()'s clock: the record's
+// "t" is the wall clock's, in microseconds.
+const wallMinusNow = (performance.timeOrigin + performance.now()) * 1e3 - now();
+// The log is written behind the messages: waits for the record a while.
+async function proxyIn(log, bytes, seen) {
+  for (let tries = 0; tries < 100; tries++) {
+    const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((l) => l) : [];
+    for (let i = lines.length - 1; i >= seen.n; i--) {
+      const r = JSON.parse(lines[i]);
+      if (r.bytes === bytes) { seen.n = i + 1; return r.t - wallMinusNow; }
+    }
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  return NaN;
+}
+
+function startProxy(bin, upstream, log) {
+  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstream}`, '--log', log], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -231,11 +258,12 @@ function fakePipeChrome() {
 
 // A pipe client of the wrapper (bin: cdpproxy-chromium) launching the fake
 // Chrome: ask(size) resolves the message's times as client() does.
-function pipeClient(bin, dir) {
+// bin null: the client launches the fake Chrome itself (direct).
+function pipeClient(bin, dir, log) {
   const fake = path.join(dir, 'fake-chrome');
   fs.writeFileSync(fake, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(__filename)} --fake-pipe-chrome "$@"\n`, { mode: 0o755 });
-  const child = spawn(bin, ['--remote-debugging-pipe'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'pipe'],
-    env: { ...process.env, CDPPROXY_CHROMIUM: fake, CDPPROXY_LOG: '' } });
+  const child = spawn(bin || fake, ['--remote-debugging-pipe'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'pipe'],
+    env: { ...process.env, CDPPROXY_CHROMIUM: fake, CDPPROXY_LOG: log || '' } });
   let cur = null, waiting = null, hash = null, id = 0, small = [];
   child.stdio[4].on('data', (d) => {
     const t = now();
@@ -305,16 +333,19 @@ function startChrome() {
   const legs = opts.legs.split(',');
   const bins = [{ name: 'after', bin: opts.proxy }];
   if (opts.before) bins.unshift({ name: 'before', bin: opts.before });
+  bins.unshift({ name: 'direct', bin: null });
   const variants = [];
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'bench-large-'));
   for (const leg of legs) {
     for (const b of bins) {
-      const v = { name: `${b.name} ${leg}`, leg, runs: {} };
+      const v = { name: `${b.name} ${leg}`, leg, runs: {}, seen: { n: 0 } };
       if (leg === 'ws') {
-        v.px = await startProxy(b.bin, chrome.port);
-        v.cl = await client(v.px.port);
+        if (b.bin) v.log = path.join(dir, `${v.name.replace(' ', '-')}.jsonl`);
+        if (b.bin) v.px = await startProxy(b.bin, chrome.port, v.log);
+        v.cl = await client(v.px ? v.px.port : chrome.port);
       } else {
-        v.cl = pipeClient(path.join(path.dirname(b.bin), 'cdpproxy-chromium'), dir);
+        if (b.bin) v.log = path.join(dir, `${v.name.replace(' ', '-')}.jsonl`);
+        v.cl = pipeClient(b.bin && path.join(path.dirname(b.bin), 'cdpproxy-chromium'), dir, v.log);
       }
       variants.push(v);
     }
@@ -327,11 +358,13 @@ function startChrome() {
         const mark = v.leg === 'ws' ? await chrome.nextMark() : got.mark;
         const ok = got.len === s.bytes && got.sha === bigEvent(s.bytes).sha && got.answer.id === got.id;
         if (!ok) { failed++; console.error(`bench-large: ${v.name} ${s.name}: wrong bytes or order`); }
+        const inProxy = v.log ? await proxyIn(v.log, s.bytes, v.seen) : NaN;
         if (!r) continue;
         (v.runs[s.name] ||= []).push({
           transfer: mark.lastIn - mark.firstIn,
           last: got.lastOut - mark.lastIn,
           first: got.firstOut - mark.firstIn,
+          own: got.lastOut - inProxy,
         });
       }
     }
@@ -339,16 +372,22 @@ function startChrome() {
   const out = { date: new Date().toISOString(), repeats: opts.repeats, load: fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0], results: [] };
   const ms = (us) => (us / 1000).toFixed(us < 10000 ? 2 : 1);
   console.log(`large messages through cdpproxy: medians of ${opts.repeats} interleaved repeats (ms; load ${out.load})`);
-  console.log('variant      size     transfer  last in->last out  first in->first out  last/transfer');
+  console.log('variant      size     transfer  last in->last out  added  added/transfer  first in->first out  proxy in->out  /transfer');
   for (const s of SIZES) {
+    const direct = {};
     for (const v of variants) {
       const runs = v.runs[s.name] || [];
       const row = { variant: v.name, size: s.name, bytes: s.bytes,
         transfer_us: median(runs.map((x) => x.transfer)), last_us: median(runs.map((x) => x.last)),
-        first_us: median(runs.map((x) => x.first)) };
+        first_us: median(runs.map((x) => x.first)), proxy_us: median(runs.map((x) => x.own)) };
+      if (v.name.startsWith('direct')) direct[v.leg] = row.last_us;
+      else row.added_us = row.last_us - direct[v.leg];
       out.results.push(row);
+      const added = row.added_us === undefined ? '' : ms(row.added_us);
+      const share = row.added_us === undefined ? '' : `${(100 * row.added_us / row.transfer_us).toFixed(1)}%`;
       console.log(`${v.name.padEnd(12)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.last_us).padStart(17)}  ` +
-        `${ms(row.first_us).padStart(19)}  ${(100 * row.last_us / row.transfer_us).toFixed(1).padStart(12)}%`);
+        `${added.padStart(5)}  ${share.padStart(14)}  ${ms(row.first_us).padStart(19)}` +
+        (Number.isNaN(row.proxy_us) ? '' : `  ${ms(row.proxy_us).padStart(13)}  ${(100 * row.proxy_us / row.transfer_us).toFixed(1).padStart(8)}%`));
     }
   }
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(out, null, 2) + '\n');

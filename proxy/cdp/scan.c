@@ -12,6 +12,8 @@ enum field { F_NONE, F_ID, F_METHOD, F_SESSION, F_PARAMS, F_RESULT, F_ERROR, F_C
 struct scanner {
 	const char *buf, *end;
 	struct scan_result *r;
+	/* Strings checked already, by offset (scan_message_streamed). */
+	const struct scan_hint *hint, *hint_end;
 };
 
 #define IS_WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
@@ -148,12 +150,23 @@ int scan_set_avx2(int on)
 #endif
 }
 
-/* The general case of skip_string below: long strings and escapes. */
-static const char *skip_string_slow(struct scanner *s, const char *p, int *escaped)
-{
-	const char *end = s->end;
+/* How a run of string content ended (string_run). */
+enum run_end {
+	RUN_QUOTE,   /* at the closing quote */
+	RUN_MORE,    /* the input ended first: look again from here with more */
+	RUN_BAD,     /* at a control byte or a bad escape (why says which) */
+};
 
-	*escaped = 0;
+/* The string content from *pp (past its opening quote, or resumed inside
+ * it) up to end, in a buffer that begins at base: sets *pp to where it
+ * stopped and returns why. Sets *escaped if it passed a backslash escape.
+ * An escape cut by the end stops at its backslash (RUN_MORE), so a caller
+ * that gets the rest later (scan_stream_feed) resumes there. */
+__attribute__((always_inline)) static inline enum run_end
+string_run(const char *base, const char *end, const char **pp, int *escaped, const char **why)
+{
+	const char *p = *pp;
+
 	for (;;) {
 		/* The hot loop: base64 screenshots are tens of MB of plain bytes,
 		 * and a flood of events is mostly string bytes too. */
@@ -180,7 +193,7 @@ static const char *skip_string_slow(struct scanner *s, const char *p, int *escap
 		}
 		/* The last 1-15 bytes in one look: the 16 that end the input,
 		 * those before p shifted out. */
-		if (p < end && end - s->buf >= 16) {
+		if (p < end && end - base >= 16) {
 			unsigned m = block_special(end - 16) >> (16 - (end - p));
 			if (m) {
 				p += __builtin_ctz(m);
@@ -194,17 +207,21 @@ static const char *skip_string_slow(struct scanner *s, const char *p, int *escap
 		while (p < end && !IS_SPECIAL(*p))
 			p++;
 		if (p == end)
-			return fail(s, end, "truncated");
+			goto more;
 #if defined(__SSE2__)
 special:
 #endif
-		if (*p == '"')
-			return p;
-		if (*p != '\\')
-			return fail(s, p, "control character in string");
+		if (*p == '"') {
+			*pp = p;
+			return RUN_QUOTE;
+		}
+		if (*p != '\\') {
+			*why = "control character in string";
+			goto bad;
+		}
 		*escaped = 1;
 		if (end - p < 2)
-			return fail(s, end, "truncated");
+			goto more;
 		switch (p[1]) {
 		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
 			p += 2;
@@ -212,13 +229,18 @@ special:
 		case 'u':
 			break;
 		default:
-			return fail(s, p + 1, "bad escape");
+			p++;
+			*why = "bad escape";
+			goto bad;
 		}
 		for (int i = 2; i < 6; i++) {
 			if (p + i == end)
-				return fail(s, end, "truncated");
-			if (hex_value(p[i]) < 0)
-				return fail(s, p + i, "bad escape");
+				goto more;
+			if (hex_value(p[i]) < 0) {
+				p += i;
+				*why = "bad escape";
+				goto bad;
+			}
 		}
 		p += 6;
 		/* Binary bytes in JSON are \u escapes back to back (a zeroed
@@ -230,6 +252,38 @@ special:
 		while (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex_value(p[2]) >= 0 &&
 		       hex_value(p[3]) >= 0 && hex_value(p[4]) >= 0 && hex_value(p[5]) >= 0)
 			p += 6;
+	}
+more:
+	*pp = p;
+	return RUN_MORE;
+bad:
+	*pp = p;
+	return RUN_BAD;
+}
+
+/* The general case of skip_string below: long strings and escapes, and
+ * the strings a stream scan has checked already (scan_message_streamed). */
+static const char *skip_string_slow(struct scanner *s, const char *p, int *escaped)
+{
+	const char *why = NULL;
+
+	if (s->hint != s->hint_end) {
+		size_t off = (size_t)(p - s->buf);
+		while (s->hint != s->hint_end && s->hint->off < off)
+			s->hint++;
+		if (s->hint != s->hint_end && s->hint->off == off) {
+			*escaped = s->hint->escaped;
+			return s->buf + (s->hint++)->end;
+		}
+	}
+	*escaped = 0;
+	switch (string_run(s->buf, s->end, &p, escaped, &why)) {
+	case RUN_QUOTE:
+		return p;
+	case RUN_MORE:
+		return fail(s, s->end, "truncated");
+	default:
+		return fail(s, p, why);
 	}
 }
 
@@ -629,11 +683,16 @@ static const char *scan_members(struct scanner *s, const char *p, int depth)
 	}
 }
 
-int scan_message(const char *buf, size_t len, struct scan_result *r)
+__attribute__((always_inline)) static inline int
+scan_with(const char *buf, size_t len, const struct scan_stream *st, struct scan_result *r)
 {
-	struct scanner sc = { buf, buf + len, r }, *s = &sc;
+	struct scanner sc = { buf, buf + len, r, NULL, NULL }, *s = &sc;
 	const char *p, *end = buf + len;
 
+	if (st && st->n) {
+		sc.hint = st->hint;
+		sc.hint_end = st->hint + st->n;
+	}
 	memset(r, 0, sizeof *r);
 	if (!(p = next_token(s, buf)))
 		return -1;
@@ -648,6 +707,63 @@ int scan_message(const char *buf, size_t len, struct scan_result *r)
 	r->kind = r->has_id ? (r->method.present ? SCAN_COMMAND : SCAN_RESPONSE) :
 		  r->method.present ? SCAN_EVENT : SCAN_OTHER;
 	return 0;
+}
+
+int scan_message(const char *buf, size_t len, struct scan_result *r)
+{
+	return scan_with(buf, len, NULL, r);
+}
+
+int scan_message_streamed(const char *buf, size_t len, const struct scan_stream *st,
+			  struct scan_result *r)
+{
+	return scan_with(buf, len, st, r);
+}
+
+void scan_stream_init(struct scan_stream *st, size_t min)
+{
+	memset(st, 0, sizeof *st);
+	st->min = min ? min : 1;
+}
+
+/* Outside strings only a quote matters: in JSON that scan_message takes,
+ * every quote outside a string opens one, so strings found this way are
+ * the strings it finds, up to the first byte it refuses (after which no
+ * hint is looked at). */
+void scan_stream_feed(struct scan_stream *st, const char *buf, size_t len)
+{
+	const char *p = buf + st->at, *end = buf + len, *why;
+
+	while (!st->stopped && p < end) {
+		if (!st->in_str) {
+			const char *q = memchr(p, '"', (size_t)(end - p));
+			if (!q) {
+				p = end;
+				break;
+			}
+			p = q + 1;
+			st->in_str = 1;
+			st->escaped = 0;
+			st->str_off = (size_t)(p - buf);
+			continue;
+		}
+		switch (string_run(buf, end, &p, &st->escaped, &why)) {
+		case RUN_QUOTE:
+			if ((size_t)(p - buf) - st->str_off >= st->min && st->n < SCAN_HINTS)
+				st->hint[st->n++] = (struct scan_hint){ st->str_off, (size_t)(p - buf),
+									st->escaped };
+			st->in_str = 0;
+			p++;
+			break;
+		case RUN_MORE:
+			st->at = (size_t)(p - buf);
+			return;
+		default:
+			st->stopped = 1;
+			break;
+		}
+	}
+	st->at = (size_t)(p - buf);
 }
 
 /* p past whitespace, or end. */

@@ -67,6 +67,35 @@ enum scan_first_kind scan_first(const char *buf, size_t len, struct scan_first *
  * {"id":N,"method":M,...}. */
 enum scan_first_kind scan_next(const char *buf, size_t len, struct scan_first *f);
 
+/* A stream scan: a message read over many reads (cut through) is looked
+ * at as its bytes come, while they are in cache, so that its scan once
+ * whole need not read it all again. It finds the long strings (min bytes
+ * or more: a 117 MiB event is nearly all one postData) and checks their
+ * content as scan_message would; scan_message_streamed then steps over
+ * them. Only quotes and escapes are followed: a document that is not JSON
+ * is still refused, by scan_message_streamed, where scan_message refuses
+ * it. */
+#define SCAN_HINTS 8
+struct scan_hint {
+	size_t off, end;              /* a string's first byte, its closing quote */
+	int escaped;
+};
+struct scan_stream {
+	size_t at, min;               /* bytes looked at; the strings kept */
+	size_t str_off;               /* in a string: its first byte */
+	int in_str, escaped, stopped; /* stopped: a bad byte, nothing more kept */
+	unsigned n;
+	struct scan_hint hint[SCAN_HINTS];  /* the first SCAN_HINTS long strings */
+};
+void scan_stream_init(struct scan_stream *st, size_t min);
+/* buf[0..len) is the message so far (more than at the last call; buf may
+ * have moved): looks at the bytes not looked at yet. */
+void scan_stream_feed(struct scan_stream *st, const char *buf, size_t len);
+/* scan_message, for the whole message that st was fed (to len), with the
+ * same result. */
+int scan_message_streamed(const char *buf, size_t len, const struct scan_stream *st,
+			  struct scan_result *r);
+
 /* Strings are skipped with AVX2 when the CPU has it (found at start-up),
  * else with SSE2. Turns AVX2 off (0) or back on where there is any, for tests
  * that check both give the same; returns whether it was on. */

@@ -199,8 +199,15 @@ void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side p
 	pause_if_full(cc, to, producer);
 }
 
+/* A string this long or longer, seen as a cut-through message streams,
+ * is not read again by route_deliver's scan: the strings that make a
+ * message large (postData, a screenshot's data, a response body). */
+#define CUT_SCAN_MIN ((size_t)64 << 10)
+
 void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m)
 {
+	scan_stream_init(&cc->cut_scan[to], CUT_SCAN_MIN);
+	scan_stream_feed(&cc->cut_scan[to], (const char *)MSG_DATA(m), m->len);
 	queue_push(&cc->out[to], m);
 	cc->ops->queued(cc, to);
 }
@@ -208,6 +215,7 @@ void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m)
 void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t old_cost)
 {
 	cc->out[to].bytes += msg_cost(m) - old_cost;
+	scan_stream_feed(&cc->cut_scan[to], (const char *)MSG_DATA(m), m->len);
 	cc->ops->queued(cc, to);
 }
 

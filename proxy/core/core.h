@@ -14,6 +14,7 @@
 #include "log.h"
 #include "policy.h"
 #include "queue.h"
+#include "scan.h"
 #include "sessions.h"
 #include "side.h"
 #include "stats.h"
@@ -73,6 +74,10 @@ struct core_conn {
 	int64_t next_proxy_id;
 	uint64_t opened_us;
 	struct client_id client;      /* who is on the client's side */
+	/* cut_scan[s]: the stream scan of the message cut through to side s
+	 * (core_stream_begin), so that route_deliver's scan of it once whole
+	 * steps over its long strings instead of reading it all again. */
+	struct scan_stream cut_scan[2];
 };
 
 /* Starts a core with policy p (taken; NULL: pass everything), stats of its
@@ -130,10 +135,12 @@ void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes,
 void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer);
 /* Cut through (route_begin): m, whose first bytes are in, is queued for
  * side `to` now; the leg reading it goes on filling it, and it is written
- * as its bytes come. Nobody is paused yet: see core_stream_end. */
+ * as its bytes come. Nobody is paused yet: see core_stream_end. Its bytes
+ * are stream-scanned as they come (cut_scan[to]). */
 void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m);
 /* More of m, queued for side `to`, is in; its memory was old_cost (its
- * buffer may have grown): counted, and its leg asked to write. */
+ * buffer may have grown): counted, stream-scanned, and its leg asked to
+ * write. */
 void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t old_cost);
 /* A cut-through message for side `to` is whole: its producer is paused if
  * out[to] is over the budget, as core_enqueue does for a whole message.
@@ -145,8 +152,7 @@ void core_stream_end(struct core_conn *cc, enum side to, enum side producer);
  * it is read and not yet written to the other side, and reads on once that
  * is within half of it. So a client that reads slowly or not at all holds
  * the sender's write at once, as it would with no proxy, and the proxy's
- * memory stays far below the message's (issue 30; its last bytes still
- * wait for route_deliver's scan of the whole message). Both legs apply the
+ * memory stays far below the message's (issue 30). Both legs apply the
  * one rule: core_read_ahead_hold. */
 #define CORE_READ_AHEAD ((size_t)1 << 20)
 /* Whether a leg reading a cut-through message holds, from its bytes read

@@ -418,6 +418,20 @@ static void route_send(struct core_conn *cc, enum side from, struct msg *m)
 		core_enqueue(cc, !from, m, from);
 }
 
+/* scan_message of m; one cut through was stream-scanned as it came
+ * (core_stream_grew): only what that did not see is read now. */
+static int scan_routed(struct core_conn *cc, enum side from, const struct msg *m,
+		       struct scan_result *r)
+{
+	const char *buf = (const char *)MSG_DATA(m);
+	struct scan_stream *st = &cc->cut_scan[!from];
+
+	if (!m->want)
+		return scan_message(buf, m->len, r);
+	scan_stream_feed(st, buf, m->len);
+	return scan_message_streamed(buf, m->len, st, r);
+}
+
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 {
 	struct core *core = cc->core;
@@ -438,7 +452,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	int cut = m->want != 0;      /* cut through: forwarded as it came, no rule */
 
 	method[0] = session[0] = '\0';   /* not the whole 2 x 128 bytes per message */
-	if (m->type == MSG_BINARY || scan_message(buf, m->len, &r) < 0) {
+	if (m->type == MSG_BINARY || scan_routed(cc, from, m, &r) < 0) {
 		rec.kind = m->type == MSG_BINARY ? "binary" : "invalid";
 		count_and_log(cc, from, &rec, 1);
 		route_send(cc, from, m);

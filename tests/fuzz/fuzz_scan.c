@@ -199,6 +199,41 @@ static void check_first(const char *buf, size_t size)
 	}
 }
 
+/* The stream scan (cut-through messages, scan_stream_feed): the input fed
+ * in splits drawn from its bytes, each prefix in a fresh exact-size copy
+ * (the buffer moves as a growing message's does, and ASan sees a read past
+ * what has come), strings of a length from 1 up kept as hints; then
+ * scan_message_streamed must give what scan_message gave, failures alike. */
+static void check_stream(const char *buf, size_t size, int rc, const struct scan_result *r)
+{
+	struct scan_stream st;
+	struct scan_result r2;
+	uint32_t x = 2166136261u;
+	size_t at = 0;
+	char *part = NULL;
+	int rc2;
+
+	for (size_t i = 0; i < size && i < 16; i++)
+		x = (x ^ (unsigned char)buf[i]) * 16777619u;
+	scan_stream_init(&st, 1 + size % 9);
+	while (at < size) {
+		x = x * 1103515245u + 12345u;
+		at += 1 + (x >> 16) % (size / 3 + 8);
+		if (at > size)
+			at = size;
+		free(part);
+		part = malloc(at);
+		memcpy(part, buf, at);
+		scan_stream_feed(&st, part, at);
+		if (st.at > at || st.n > SCAN_HINTS)
+			differ("the stream scan looked past what has come", r, NULL);
+	}
+	free(part);
+	rc2 = scan_message_streamed(buf, size, &st, &r2);
+	if (rc2 != rc || memcmp(r, &r2, sizeof r2))
+		differ("the stream scan's result differs from scan_message's", r, NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* libFuzzer's buffer is exactly size bytes: a read past it trips ASan. */
@@ -210,6 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = scan_message(buf, size, &r);
 
 	check_first(buf, size);
+	check_stream(buf, size, rc, &r);
 
 	if (rc != 0 && rc != -1)
 		differ("scan_message returned neither 0 nor -1", &r, NULL);

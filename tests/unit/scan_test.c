@@ -695,6 +695,89 @@ static void test_simd_paths_agree(void)
 	ok(wrong == 0, "each is accepted, truncated or refused at its control byte as it should be");
 }
 
+/* Feeds s to a stream scan in pieces of `step` bytes (each prefix in a
+ * fresh exact-size copy), keeping strings of min bytes or more; returns
+ * whether scan_message_streamed then gives what scan_message gives. */
+static int stream_agrees(const char *s, size_t len, size_t step, size_t min, struct scan_stream *st)
+{
+	struct scan_result a, b;
+	int ra, rb;
+
+	scan_stream_init(st, min);
+	for (size_t at = 0; at < len;) {
+		char *part;
+		at = at + step < len ? at + step : len;
+		part = malloc(at);
+		memcpy(part, s, at);
+		scan_stream_feed(st, part, at);
+		free(part);
+	}
+	ra = scan_message(s, len, &a);
+	rb = scan_message_streamed(s, len, st, &b);
+	return ra == rb && memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void test_stream(void)
+{
+	/* A Network.requestWillBeSent as a rig's upload makes it: one long
+	 * postData of \u escapes, cut by every step at every place, escapes
+	 * split at the backslash and inside the hex digits included. */
+	const char *head = "{\"method\":\"Network.requestWillBeSent\",\"params\":{\"request\":{\"url\":\"http://x/\",\"postData\":\"";
+	const char *tail = "\"},\"type\":\"Fetch\"},\"sessionId\":\"S1\"}";
+	size_t n = 3000, hl = strlen(head), tl = strlen(tail), len = hl + 6 * n + 3 + tl;
+	char *big = malloc(len + 1);
+	struct scan_stream st;
+	struct scan_result r;
+	int all = 1;
+
+	memcpy(big, head, hl);
+	for (size_t i = 0; i < n; i++)
+		memcpy(big + hl + 6 * i, "\\u0000", 6);
+	memcpy(big + hl + 6 * n, "abc", 3);
+	memcpy(big + hl + 6 * n + 3, tail, tl + 1);
+	for (size_t step = 1; step <= 13; step++)
+		all &= stream_agrees(big, len, step, 1024, &st);
+	ok(all, "stream scan agrees with scan_message at steps 1-13 (escapes cut anywhere)");
+	ok(stream_agrees(big, len, 4096, 1024, &st) && st.n == 1 && st.hint[0].off == hl &&
+	   st.hint[0].end == hl + 6 * n + 3 && st.hint[0].escaped, "the long postData is one hint, escaped");
+	ok(scan_message_streamed(big, len, &st, &r) == 0 && r.kind == SCAN_EVENT &&
+	   scan_str_eq(big, &r.method, "Network.requestWillBeSent") && scan_str_eq(big, &r.session, "S1"),
+	   "its method and session are found past the hint");
+	ok(stream_agrees(big, len, 7, len, &st) && st.n == 0, "nothing as long as min: no hint, same result");
+
+	/* A control byte in the long string: the stream stops keeping hints,
+	 * and the refusal is scan_message's, at the same byte. */
+	big[hl + 600] = '\n';
+	ok(stream_agrees(big, len, 100, 16, &st) && st.stopped && st.n == 1 && st.hint[0].off == 11,
+	   "a raw control byte: stopped (the method kept before it), refused alike");
+	ok(scan_message_streamed(big, len, &st, &r) == -1 && r.error_at == hl + 600 &&
+	   strcmp(r.why, "control character in string") == 0, "refused at the control byte");
+	big[hl + 600] = '\\';
+	big[hl + 601] = 'x';
+	ok(stream_agrees(big, len, 5, 16, &st) && st.stopped, "a bad escape: stopped, refused alike");
+	free(big);
+
+	/* More long strings than SCAN_HINTS: the first ones are kept, the rest
+	 * read by the scan; a key is a string too. */
+	{
+		char many[2048];
+		size_t k = (size_t)snprintf(many, sizeof many, "{\"id\":5,\"result\":{");
+		for (int i = 0; i < SCAN_HINTS + 4; i++)
+			k += (size_t)snprintf(many + k, sizeof many - k, "%s\"key%02d_abcdefghijklmnopqrstuv\":\"v\\\"%02d_abcdefghijklmnopqrstuvwxyz\"",
+					      i ? "," : "", i, i);
+		k += (size_t)snprintf(many + k, sizeof many - k, "}}");
+		ok(stream_agrees(many, k, 3, 24, &st) && st.n == SCAN_HINTS, "%u hints kept of %d long strings, same result",
+		   st.n, 2 * (SCAN_HINTS + 4));
+		ok(scan_message_streamed(many, k, &st, &r) == 0 && r.kind == SCAN_RESPONSE && r.id == 5 &&
+		   r.result.present, "the response is read whole");
+		many[k - 1] = ']';
+		ok(stream_agrees(many, k, 11, 24, &st) && scan_message_streamed(many, k, &st, &r) == -1,
+		   "bad structure after the hints: refused alike");
+		ok(stream_agrees(many, k - 5, 2, 24, &st) && scan_message_streamed(many, k - 5, &st, &r) == -1 &&
+		   strcmp(r.why, "truncated") == 0, "cut short inside a string: truncated, alike");
+	}
+}
+
 int main(void)
 {
 	int had_avx2;
@@ -712,12 +795,14 @@ int main(void)
 	test_depth();
 	test_oracle_mutations();
 	test_simd_paths_agree();
+	test_stream();
 	/* Again with SSE2 alone, as on a CPU without AVX2. */
 	had_avx2 = scan_set_avx2(0);
 	test_strings();
 	test_big();
 	test_truncated();
 	test_oracle_mutations();
+	test_stream();
 	scan_set_avx2(had_avx2);
 	free(cur);
 	return tap_done();
