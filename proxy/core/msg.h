@@ -18,6 +18,7 @@ enum msg_type { MSG_TEXT = 1, MSG_BINARY = 2, MSG_LEG = 3 };
 struct msg {
 	struct msg *next;
 	size_t len, cap;              /* cap: room in buf after MSG_PRE */
+	size_t room;                  /* what buf holds after MSG_PRE (>= cap: the spare, msg.c) */
 	int type;                     /* enum msg_type */
 	int cls;                      /* its block's size class (msg.c), -1: none */
 	uint64_t not_before_us;       /* delay: not written before (monotonic) */
@@ -37,7 +38,9 @@ struct msg {
 struct msg *msg_new(size_t len);
 void msg_free(struct msg *m);
 /* Room for cap bytes in m, keeping its len bytes and its headroom (a
- * message growing over more reads or frames, maybe framed already). */
+ * message growing over more reads or frames, maybe framed already). A
+ * large message grows into the buffer the last large message left (the
+ * spare) when that is large enough: its pages are in memory already. */
 void msg_grow(struct msg *m, size_t cap);
 /* Is m whole: not a cut-through message whose bytes are still coming? */
 static inline int msg_whole(const struct msg *m)
