@@ -8,11 +8,12 @@
 //               to the kernel: the proxy has read all but a socket buffer)
 //   first out - the client reads the frame's first bytes
 //   last out  - the client reads its last byte
-// and reports last out - last in (what store and forward adds: the
-// message's second transfer) and first out - first in, medians over the
-// repeats, the variants interleaved (A B A B ...), with the transfer time
-// (last in - first in) to compare. Each message is followed by a small one
-// (the command's answer), whose order and the big one's bytes are checked.
+// and reports, medians over the repeats, the variants interleaved (A B A B
+// ...): the transfer (last in - first in), first in -> last out (the whole
+// message's time as the client sees it), last out - last in (what store
+// and forward adds: the message's second transfer), first out - first in.
+// Each message is followed by a small one (the command's answer), whose
+// order and the big one's bytes are checked.
 // Both legs: the WebSocket proxy (cdpproxy), and the pipe (the wrapper
 // beside it, cdpproxy-chromium, launching a fake Chrome on fds 3 and 4);
 // and, for each leg, the client on the fake Chrome with no proxy (direct).
@@ -68,8 +69,10 @@ function frameHeader(len, opcode = 1, mask = null) {
 }
 
 // Reads frames off a socket: onStart(payload length, time) at a frame's
-// start, onEnd(payload, time, sha256) at its end; the payload is kept only
-// when keep(len) says so, else hashed as it comes.
+// start, onEnd(payload, time, same) at its end; the payload is kept only
+// when keep(len) says so, else compared as it comes with the one the fake
+// Chrome sends for that size (same: whether it was that, byte for byte;
+// a compare, not a hash: the client must not be what the proxy waits for).
 function frameReader(sock, { onStart, onEnd, keep }) {
   let buf = Buffer.alloc(0), need = 0, parts = [], got = 0, keeping = false, masked = null, hash = null, opcode = 0;
   sock.on('data', (d) => {
@@ -86,7 +89,7 @@ function frameReader(sock, { onStart, onEnd, keep }) {
         opcode = buf[0] & 15;
         buf = buf.subarray(off);
         need = len; got = 0; parts = []; keeping = keep(len) || masked || opcode >= 8;
-        hash = keeping ? null : crypto.createHash('sha256');
+        hash = keeping ? null : matcher(bigEvent(len).payload);
         if (opcode < 8) onStart(len, t);
         if (!len) { if (opcode < 8) onEnd(Buffer.alloc(0), t); continue; }
       }
@@ -99,7 +102,7 @@ function frameReader(sock, { onStart, onEnd, keep }) {
       if (need) return;
       const payload = keeping ? Buffer.concat(parts) : null;
       if (payload && masked) for (let i = 0; i < payload.length; i++) payload[i] ^= masked[i & 3];
-      if (opcode < 8) onEnd(payload, t, hash && hash.digest('hex'));
+      if (opcode < 8) onEnd(payload, t, hash && hash.same());
     }
   });
 }
@@ -107,6 +110,17 @@ function frameReader(sock, { onStart, onEnd, keep }) {
 // The fake Chrome: answers the upgrade, then, for {"id":N,"params":{"size":S}},
 // sends one event of S bytes and then the answer {"id":N,"result":{}}.
 const bodies = new Map();
+// Compares what comes, part by part, with expected.
+function matcher(expected) {
+  let at = 0, same = true;
+  return {
+    update(part) {
+      if (same) same = expected.subarray(at, at + part.length).equals(part);
+      at += part.length;
+    },
+    same: () => same && at === expected.length,
+  };
+}
 function bigEvent(bytes) {
   if (bodies.has(bytes)) return bodies.get(bytes);
   const head = Buffer.from('{"method":"Bench.large","params":{"pad":"');
@@ -116,7 +130,7 @@ function bigEvent(bytes) {
   tail.copy(payload, bytes - tail.length);
   for (let off = head.length; off + 8 < bytes - tail.length; off += 4096) payload.write((off >>> 12).toString(16).padStart(8, '0'), off, 'latin1');
   const frame = Buffer.concat([frameHeader(bytes), payload]);
-  const v = { frame, pipe: Buffer.concat([payload, Buffer.alloc(1)]), sha: crypto.createHash('sha256').update(payload).digest('hex') };
+  const v = { frame, pipe: Buffer.concat([payload, Buffer.alloc(1)]), payload };
   bodies.set(bytes, v);
   return v;
 }
@@ -204,9 +218,9 @@ function client(port) {
       frameReader(sock, {
         keep: (len) => len < 65536,
         onStart: (len, t) => { if (cur && !cur.firstOut) { cur.firstOut = t; cur.len = len; } },
-        onEnd: (p, t, sha) => {
+        onEnd: (p, t, same) => {
           if (!cur) return;
-          if (!cur.lastOut) { cur.lastOut = t; cur.sha = sha || crypto.createHash('sha256').update(p).digest('hex'); return; }
+          if (!cur.lastOut) { cur.lastOut = t; cur.same = p ? p.equals(bigEvent(p.length).payload) : same; return; }
           cur.answer = JSON.parse(p.toString());
           const w = waiting; waiting = null;
           w(cur);
@@ -269,14 +283,14 @@ function pipeClient(bin, dir, log) {
     const t = now();
     while (d.length) {
       if (cur && !cur.lastOut) {   // the big event
-        if (!cur.firstOut) { cur.firstOut = t; cur.len = 0; hash = crypto.createHash('sha256'); }
+        if (!cur.firstOut) { cur.firstOut = t; cur.len = 0; hash = matcher(bigEvent(cur.size).payload); }
         const i = d.indexOf(0);
         const part = i < 0 ? d : d.subarray(0, i);
         hash.update(part);
         cur.len += part.length;
         if (i < 0) return;
         cur.lastOut = t;
-        cur.sha = hash.digest('hex');
+        cur.same = hash.same();
         d = d.subarray(i + 1);
         continue;
       }
@@ -294,7 +308,7 @@ function pipeClient(bin, dir, log) {
   });
   return {
     ask(size) {
-      cur = { id: ++id };
+      cur = { id: ++id, size };
       child.stdio[3].write(JSON.stringify({ id: cur.id, method: 'Bench.large', params: { size } }) + '\0');
       return new Promise((r) => { waiting = r; });
     },
@@ -356,7 +370,7 @@ function startChrome() {
       for (const v of (r & 1 ? [...variants].reverse() : variants)) {
         const got = await v.cl.ask(s.bytes);
         const mark = v.leg === 'ws' ? await chrome.nextMark() : got.mark;
-        const ok = got.len === s.bytes && got.sha === bigEvent(s.bytes).sha && got.answer.id === got.id;
+        const ok = got.len === s.bytes && got.same && got.answer.id === got.id;
         if (!ok) { failed++; console.error(`bench-large: ${v.name} ${s.name}: wrong bytes or order`); }
         const inProxy = v.log ? await proxyIn(v.log, s.bytes, v.seen) : NaN;
         if (!r) continue;
@@ -365,6 +379,7 @@ function startChrome() {
           last: got.lastOut - mark.lastIn,
           first: got.firstOut - mark.firstIn,
           own: got.lastOut - inProxy,
+          whole: got.lastOut - mark.firstIn,
         });
       }
     }
@@ -372,20 +387,21 @@ function startChrome() {
   const out = { date: new Date().toISOString(), repeats: opts.repeats, load: fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0], results: [] };
   const ms = (us) => (us / 1000).toFixed(us < 10000 ? 2 : 1);
   console.log(`large messages through cdpproxy: medians of ${opts.repeats} interleaved repeats (ms; load ${out.load})`);
-  console.log('variant      size     transfer  last in->last out  added  added/transfer  first in->first out  proxy in->out  /transfer');
+  console.log('variant      size     transfer  first in->last out  last in->last out  added  added/transfer  first in->first out  proxy in->out  /transfer');
   for (const s of SIZES) {
     const direct = {};
     for (const v of variants) {
       const runs = v.runs[s.name] || [];
       const row = { variant: v.name, size: s.name, bytes: s.bytes,
         transfer_us: median(runs.map((x) => x.transfer)), last_us: median(runs.map((x) => x.last)),
-        first_us: median(runs.map((x) => x.first)), proxy_us: median(runs.map((x) => x.own)) };
+        first_us: median(runs.map((x) => x.first)), proxy_us: median(runs.map((x) => x.own)),
+        whole_us: median(runs.map((x) => x.whole)) };
       if (v.name.startsWith('direct')) direct[v.leg] = row.last_us;
       else row.added_us = row.last_us - direct[v.leg];
       out.results.push(row);
       const added = row.added_us === undefined ? '' : ms(row.added_us);
       const share = row.added_us === undefined ? '' : `${(100 * row.added_us / row.transfer_us).toFixed(1)}%`;
-      console.log(`${v.name.padEnd(12)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.last_us).padStart(17)}  ` +
+      console.log(`${v.name.padEnd(12)} ${s.name.padEnd(8)} ${ms(row.transfer_us).padStart(8)}  ${ms(row.whole_us).padStart(18)}  ${ms(row.last_us).padStart(17)}  ` +
         `${added.padStart(5)}  ${share.padStart(14)}  ${ms(row.first_us).padStart(19)}` +
         (Number.isNaN(row.proxy_us) ? '' : `  ${ms(row.proxy_us).padStart(13)}  ${(100 * row.proxy_us / row.transfer_us).toFixed(1).padStart(8)}%`));
     }

@@ -2,10 +2,8 @@
  * class. Pure: no sockets, no framing. */
 #include "msg.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "util.h"
 
@@ -21,16 +19,20 @@ static const size_t msg_class_cap[] = { 256, 384, 512, 768, 1024, 1536, 2048, 30
 static struct msg *msg_pool[MSG_CLASSES];
 static size_t msg_pooled_bytes;
 
-/* The buffer of the last large message freed (MSG_SPARE_MIN or more), kept
- * for the next one to grow into. A new buffer of MiBs costs more to fill
- * than to copy: every page is faulted in and zeroed as the message comes
- * (on our 2-core VM about 500 MB/s, the most of what relaying a 117 MiB
- * event costs the proxy). Its pages are given back lazily (MADV_FREE):
- * the kernel takes them when it needs memory, and until then the next
- * large message writes them without a fault. One, the largest seen. */
+/* The buffer of the largest recent message over MSG_SPARE_MIN, kept when
+ * it is freed for the next large message to grow into. A new buffer of
+ * MiBs costs more to fill than to copy: every page is faulted in and
+ * zeroed as the message comes, and on our 2-core VM that was most of what
+ * relaying a 117 MiB event cost (bench-large: 470 ms against 119 direct;
+ * 85 ms with the spare). Given back whole once no large message has
+ * taken it for MSG_SPARE_TICKS of msg_spare_trim's calls (the loop's
+ * ticks: 5 s). Handing its pages back lazily instead (MADV_FREE) kept
+ * them mapped but the next message faulted them in again: no gain. */
 #define MSG_SPARE_MIN ((size_t)1 << 20)
+#define MSG_SPARE_TICKS 25
 static unsigned char *spare;
 static size_t spare_room;
+static unsigned spare_idle;
 
 /* Is m's buffer the one in its own block (not a large or grown one)? */
 static int msg_inline(const struct msg *m)
@@ -69,21 +71,27 @@ struct msg *msg_new(size_t len)
 /* A large buffer is done with: kept as the spare if it is the largest. */
 static void spare_keep(unsigned char *buf, size_t room)
 {
-	if (room < MSG_SPARE_MIN || room <= spare_room) {
+	if (room < MSG_SPARE_MIN || room < spare_room) {
 		free(buf);
 		return;
 	}
 	free(spare);
 	spare = buf;
 	spare_room = room;
-	/* Whole pages inside it; advice: failing is no harm. */
-	{
-		uintptr_t a = ((uintptr_t)buf + 4095) & ~(uintptr_t)4095;
-		uintptr_t e = ((uintptr_t)buf + MSG_PRE + room) & ~(uintptr_t)4095;
-#if defined(MADV_FREE)
-		if (e > a)
-			madvise((void *)a, e - a, MADV_FREE);
-#endif
+	spare_idle = 0;
+}
+
+size_t msg_spare_bytes(void)
+{
+	return spare ? MSG_PRE + spare_room : 0;
+}
+
+void msg_spare_trim(void)
+{
+	if (spare && ++spare_idle >= MSG_SPARE_TICKS) {
+		free(spare);
+		spare = NULL;
+		spare_room = 0;
 	}
 }
 

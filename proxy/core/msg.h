@@ -42,6 +42,11 @@ void msg_free(struct msg *m);
  * large message grows into the buffer the last large message left (the
  * spare) when that is large enough: its pages are in memory already. */
 void msg_grow(struct msg *m, size_t cap);
+/* Called on every tick of the loop: gives the spare back once no large
+ * message has taken it for a while (msg.c: 25 calls). */
+void msg_spare_trim(void);
+/* The spare's bytes kept now (0: none). */
+size_t msg_spare_bytes(void);
 /* Is m whole: not a cut-through message whose bytes are still coming? */
 static inline int msg_whole(const struct msg *m)
 {

@@ -126,6 +126,7 @@ static void tick(struct proxy *px)
 	each_leg(px, l)
 		if ((*l)->tick)
 			(*l)->tick(px);
+	msg_spare_trim();
 	/* Nobody has read the live view for a while: stop feeding its ring. */
 	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
 		px->core.tail = NULL;

@@ -70,5 +70,21 @@ int main(void)
 	c = grown(40 * MiB, 5);
 	ok(c->buf != buf && intact(c, 5), "a message larger than the spare grows its own");
 	msg_free(c);
+	ok(msg_spare_bytes() >= 40 * MiB, "and, freed, it is the spare (%zu MiB)", msg_spare_bytes() / MiB);
+	for (int i = 0; i < 24; i++)
+		msg_spare_trim();
+	ok(msg_spare_bytes() >= 40 * MiB, "kept over 24 ticks");
+	msg_spare_trim();
+	ok(msg_spare_bytes() == 0, "given back at the 25th tick untaken");
+	c = grown(2 * MiB, 6);
+	msg_free(c);
+	ok(msg_spare_bytes() >= 2 * MiB, "the next large message freed is the spare again");
+	for (int i = 0; i < 20; i++)
+		msg_spare_trim();
+	c = grown(3 * MiB, 7);
+	msg_free(c);
+	for (int i = 0; i < 20; i++)
+		msg_spare_trim();
+	ok(msg_spare_bytes() >= 3 * MiB, "a spare taken and left again starts its 25 ticks anew");
 	return tap_done();
 }
