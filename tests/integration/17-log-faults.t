@@ -82,7 +82,7 @@ test('--log /dev/full: forwarding goes on, stderr says so once a second at most'
   const result = await proxy.stop();
   // Its last stderr bytes may come after its exit: read to the end.
   if (!proxy.child.stderr.closed) {
-    await Promise.race([new Promise((resolve) => proxy.child.stderr.once('close', resolve)), h.sleep(5000)]);
+    await h.within(new Promise((resolve) => proxy.child.stderr.once('close', resolve)), 5000);
   }
   result.stderr = proxy.stderr();
   const lines = result.stderr.split('\n').filter((l) => l.includes('log write failed'));
@@ -129,7 +129,7 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
     }
   } catch (e) {
     // A send may fail while the socket is closing, before its close is known.
-    closed = e.close || await Promise.race([cdp.closed, h.sleep(5000).then(() => null)]);
+    closed = e.close || await h.within(cdp.closed, 5000);
   }
   await h.waitFor(() => proxy.exited(), { timeout: 10000, what: 'the proxy to stop' });
   const result = await proxy.stop();

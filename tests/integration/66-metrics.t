@@ -67,7 +67,7 @@ async function startServerBinary(bin, argv, dir) {
 
 function waitExit(child, ms) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return Promise.race([new Promise((r) => child.once('exit', () => r(true))), h.sleep(ms).then(() => false)]);
+  return h.within(new Promise((r) => child.once('exit', () => r(true))), ms).then((exited) => exited === true);
 }
 
 async function startPrometheus(target) {
@@ -340,7 +340,7 @@ test('a dead gateway: one stderr line and a log record; the wrapper exits 0', AL
     assert.match(live.body, /^cdpproxy_commands_total\{method="Browser\.getVersion"\} 1$/m, 'with the pipe\'s command');
     const t0 = Date.now();
     await w.write('{"id":2,"method":"Browser.close"}\0');
-    const end = await Promise.race([w.exited, h.sleep(15000).then(() => null)]);
+    const end = await h.within(w.exited, 15000);
     t.diagnostic(`exited ${JSON.stringify(end)} ${Date.now() - t0} ms after Browser.close; stderr: ${JSON.stringify(w.stderr())}`);
     assert.deepEqual(end, { code: 0, signal: null }, 'the wrapper exits as the browser did: 0');
     const lines = w.stderr().split('\n').filter(Boolean);
@@ -365,7 +365,7 @@ test('a gateway that accepts and never answers: given up after 2 s, the wrapper 
   const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'), { CDPPROXY_PUSHGATEWAY: `http://127.0.0.1:${silent.address().port}` });
   try {
     await w.write('{"id":1,"method":"Browser.close"}\0');
-    const end = await Promise.race([w.exited, h.sleep(20000).then(() => null)]);
+    const end = await h.within(w.exited, 20000);
     const accepted = held.length;
     const line = w.stderr().split('\n').find((l) => l.includes('CDPPROXY_PUSHGATEWAY'));
     t.diagnostic(`exited ${JSON.stringify(end)}; ${line}`);

@@ -68,7 +68,7 @@ test('port mode: the DevTools line, DevToolsActivePort, CDPPROXY_CONTROL, SIGHUP
 
     const tree = [chrome, ...h.descendants(chrome)];
     process.kill(child.pid, 'SIGTERM');
-    const end = await Promise.race([exited, h.sleep(10000).then(() => null)]);
+    const end = await h.within(exited, 10000);
     t.diagnostic(`after SIGTERM: ${JSON.stringify(end)}`);
     assert.ok(end, 'SIGTERM (forwarded to Chromium) ends the wrapper');
     assert.deepEqual(await wr.goneWithin(tree, 2000), [], 'and Chromium');

@@ -45,7 +45,7 @@ async function startPort(args, env = {}) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {
     try { process.kill(child.pid, 'SIGTERM'); } catch { /* gone */ }
-    await Promise.race([exited, h.sleep(5000)]);
+    await h.within(exited, 5000);
     h.descendants(child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
     try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
   };
@@ -113,7 +113,7 @@ async function startPipe(env = {}) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {
     child.stdio[3].end();
-    const end = await Promise.race([exited, h.sleep(10000).then(() => null)]);
+    const end = await h.within(exited, 10000);
     h.descendants(child.pid).forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
     try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
     profile.remove();
@@ -254,7 +254,7 @@ test('issue 33 #5: the wrapper SIGKILLed: its directory is gone within 2 s with 
   const gone = await h.waitFor(() => !fs.existsSync(dirs[0]) && Date.now(), { timeout: 2000, what: `${dirs[0]} to go` }).catch(() => null);
   t.diagnostic(`directory gone ${gone && gone - killedAt} ms after the SIGKILL`);
   assert.ok(gone, `${dirs[0]} removed within 2 s of the wrapper's SIGKILL`);
-  const end = await Promise.race([ended, h.sleep(2000).then(() => null)]);
+  const end = await h.within(ended, 2000);
   assert.ok(end, 'nothing (no cleaner) holds the wrapper\'s stderr open');
   await w.stop();
 });
