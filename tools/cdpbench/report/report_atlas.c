@@ -35,10 +35,14 @@ static const struct report_cell *atlas_cell(const struct report *r, const struct
 	return NULL;
 }
 
-/* A ratio's CI is wide when its half-width is over the target (or unknown). */
+/* A ratio's CI is wide when its half-width is over the target (or unknown),
+ * or when it rests on fewer than ATLAS_MIN_ROUNDS rounds: two atlas runs of 3
+ * rounds each disagreed on 2 cells whose CIs were within +-10% in one of them
+ * (tools/cdpbench/README.md, "How long, and two runs"). */
 static int atlas_wide(const struct report *r, const struct report_cell *c)
 {
-	return !(estimate_ci_rel_halfwidth(&c->ratio) <= r->cfg->target_ci);
+	return c->ratio.n < ATLAS_MIN_ROUNDS ||
+	       !(estimate_ci_rel_halfwidth(&c->ratio) <= r->cfg->target_ci);
 }
 
 /* White at 1x, red as it slows down, blue as it speeds up, on a log scale. */

@@ -117,6 +117,11 @@ int report_write_files(const struct report *r, const struct report_view *v, char
 /* report_atlas.c: atlas.json and atlas.html (every scenario measured against
  * none on every body, as one heatmap) in cfg->out_dir, which exists. 0, or -1
  * with a reason in err. */
+/* The fewest paired rounds whose smallest and largest ratio bound the true
+ * median ratio 95% of the time or more (1 - 2 x 0.5^n: 97% at 6, 75% at 3);
+ * a cell with fewer is wide whatever its bootstrap CI says, and the atlas
+ * runs this many. */
+#define ATLAS_MIN_ROUNDS 6
 int report_write_atlas(const struct report *r, const struct report_view *v, char *err,
 		       size_t errlen);
 

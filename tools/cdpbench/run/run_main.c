@@ -54,8 +54,8 @@ static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0, 0 };
 static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5, 1, 2, 0, 0, 0 };
 /* --atlas: every workload, fixed rounds (a run is long: README, "The atlas");
  * with --quick, a matrix small enough for a test. */
-static const struct mode mode_atlas = { "u8,ab,blob,form,str,xhr,download,pageload", 4, 3, 0, 2, 0,
-					300, 150 };
+static const struct mode mode_atlas = { "u8,ab,blob,form,str,xhr,download,pageload", 4, ATLAS_MIN_ROUNDS, 0,
+					2, 0, 300, 150 };
 static const struct mode mode_atlas_quick = { "u8,pageload", 1, 2, 0, 1, 0, 0, 0 };
 
 static void usage(FILE *out)
@@ -69,7 +69,7 @@ static void usage(FILE *out)
 	      "                       playwright x u8,blob, 4 MiB, 2 rounds, no warm-up round\n"
 	      "  --full               every scenario x every body but stream, 32 MiB (long)\n"
 	      "  --atlas              every domain and the rigs' sequences (with and without a\n"
-	      "                       route) x every workload but stream, 4 MiB, 3 rounds: a\n"
+	      "                       route) x every workload but stream, 4 MiB, 6 rounds: a\n"
 	      "                       heatmap (atlas.html, atlas.json) besides the report, in\n"
 	      "                       --out (default atlas); with --quick, a small matrix\n"
 	      "  --scenarios LIST     comma-separated: built-ins (see --list), a domain (Network),\n"
