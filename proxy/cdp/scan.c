@@ -714,9 +714,10 @@ int scan_message(const char *buf, size_t len, struct scan_result *r)
 	return scan_with(buf, len, NULL, r);
 }
 
-int scan_message_streamed(const char *buf, size_t len, const struct scan_stream *st,
+int scan_message_streamed(const char *buf, size_t len, struct scan_stream *st,
 			  struct scan_result *r)
 {
+	scan_stream_feed(st, buf, len);
 	return scan_with(buf, len, st, r);
 }
 
@@ -747,21 +748,17 @@ void scan_stream_feed(struct scan_stream *st, const char *buf, size_t len)
 			st->str_off = (size_t)(p - buf);
 			continue;
 		}
-		switch (string_run(buf, end, &p, &st->escaped, &why)) {
-		case RUN_QUOTE:
-			if ((size_t)(p - buf) - st->str_off >= st->min && st->n < SCAN_HINTS)
-				st->hint[st->n++] = (struct scan_hint){ st->str_off, (size_t)(p - buf),
-									st->escaped };
-			st->in_str = 0;
-			p++;
+		enum run_end e = string_run(buf, end, &p, &st->escaped, &why);
+		if (e == RUN_MORE)   /* p: where to look again once more has come */
 			break;
-		case RUN_MORE:
-			st->at = (size_t)(p - buf);
-			return;
-		default:
+		if (e == RUN_BAD) {
 			st->stopped = 1;
 			break;
 		}
+		if ((size_t)(p - buf) - st->str_off >= st->min && st->n < SCAN_HINTS)
+			st->hint[st->n++] = (struct scan_hint){ st->str_off, (size_t)(p - buf), st->escaped };
+		st->in_str = 0;
+		p++;
 	}
 	st->at = (size_t)(p - buf);
 }

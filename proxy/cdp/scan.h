@@ -91,9 +91,10 @@ void scan_stream_init(struct scan_stream *st, size_t min);
 /* buf[0..len) is the message so far (more than at the last call; buf may
  * have moved): looks at the bytes not looked at yet. */
 void scan_stream_feed(struct scan_stream *st, const char *buf, size_t len);
-/* scan_message, for the whole message that st was fed (to len), with the
- * same result. */
-int scan_message_streamed(const char *buf, size_t len, const struct scan_stream *st,
+/* scan_message of the whole message buf[0..len) that st was fed part of:
+ * feeds it the rest, then scans, stepping over the strings it checked;
+ * the same result as scan_message. */
+int scan_message_streamed(const char *buf, size_t len, struct scan_stream *st,
 			  struct scan_result *r);
 
 /* Strings are skipped with AVX2 when the CPU has it (found at start-up),

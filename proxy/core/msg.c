@@ -23,8 +23,9 @@ static size_t msg_pooled_bytes;
  * it is freed for the next large message to grow into. A new buffer of
  * MiBs costs more to fill than to copy: every page is faulted in and
  * zeroed as the message comes, and on our 2-core VM that was most of what
- * relaying a 117 MiB event cost (bench-large: 470 ms against 119 direct;
- * 85 ms with the spare). Given back whole once no large message has
+ * relaying a 117 MiB event cost (bench-large, one run: 496 ms with no
+ * spare, 332 with one handed back by MADV_FREE, 85 with this one; 119
+ * direct). Given back whole once no large message has
  * taken it for MSG_SPARE_TICKS of msg_spare_trim's calls (the loop's
  * ticks: 5 s). Handing its pages back lazily instead (MADV_FREE) kept
  * them mapped but the next message faulted them in again: no gain. */
@@ -116,7 +117,7 @@ void msg_grow(struct msg *m, size_t cap)
 		m->cap = cap;
 		return;
 	}
-	if (spare && spare_room >= cap) {
+	if (spare && spare_room >= cap && cap >= MSG_SPARE_MIN) {   /* a small one keeps its own */
 		memcpy(spare, m->buf, MSG_PRE + m->len);
 		if (!msg_inline(m))
 			free(m->buf);

@@ -424,12 +424,9 @@ static int scan_routed(struct core_conn *cc, enum side from, const struct msg *m
 		       struct scan_result *r)
 {
 	const char *buf = (const char *)MSG_DATA(m);
-	struct scan_stream *st = &cc->cut_scan[!from];
 
-	if (!m->want)
-		return scan_message(buf, m->len, r);
-	scan_stream_feed(st, buf, m->len);
-	return scan_message_streamed(buf, m->len, st, r);
+	return m->want ? scan_message_streamed(buf, m->len, &cc->cut_scan[!from], r) :
+			 scan_message(buf, m->len, r);
 }
 
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m)

@@ -62,6 +62,18 @@ int main(void)
 	}
 	c = grown(3 * MiB, 3);
 	ok(c->buf != buf && intact(c, 3), "while it is taken, another message grows its own buffer");
+	{
+		struct msg *small = msg_new(100);
+		size_t kept = msg_spare_bytes();
+		msg_free(c);   /* 4 MiB: the spare for now */
+		msg_grow(small, 8192);
+		ok(msg_spare_bytes() == kept + 4 * MiB + 16 && small->room == 8192,
+		   "a small message growing under 1 MiB leaves the spare alone");
+		msg_free(small);
+		c = msg_new(2 * MiB);
+		msg_grow(c, 3 * MiB);
+		ok(msg_spare_bytes() == 0, "a large one takes it");
+	}
 	msg_free(c);   /* 4 MiB: the spare */
 	msg_free(b);   /* larger: replaces it */
 	c = grown(17 * MiB, 4);

@@ -744,6 +744,14 @@ static void test_stream(void)
 	   scan_str_eq(big, &r.method, "Network.requestWillBeSent") && scan_str_eq(big, &r.session, "S1"),
 	   "its method and session are found past the hint");
 	ok(stream_agrees(big, len, 7, len, &st) && st.n == 0, "nothing as long as min: no hint, same result");
+	{	/* fed only its first half: scan_message_streamed feeds the rest */
+		struct scan_result a;
+		scan_stream_init(&st, 1024);
+		scan_stream_feed(&st, big, len / 2);
+		ok(scan_message_streamed(big, len, &st, &r) == 0 && st.at == len && st.n == 1 &&
+		   scan_message(big, len, &a) == 0 && memcmp(&a, &r, sizeof a) == 0,
+		   "half fed: the rest fed by the scan, the long string hinted, the same result");
+	}
 
 	/* A control byte in the long string: the stream stops keeping hints,
 	 * and the refusal is scan_message's, at the same byte. */
