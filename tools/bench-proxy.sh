@@ -342,7 +342,8 @@ if [ "$CHROME" = 1 ] && [ -x "$CHROMIUM" ]; then
 	# TMPDIR in the profile: Chromium leaves its singleton socket's directory there.
 	start chromium env TMPDIR="$profile" setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --user-data-dir="$profile" --remote-debugging-port=0 about:blank
+		--disable-sync --disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup \
+		--user-data-dir="$profile" --remote-debugging-port=0 about:blank
 	for i in $(seq 300); do
 		[ -s "$profile/DevToolsActivePort" ] && break
 		alive chromium || break

@@ -20,10 +20,17 @@
 #define LAUNCH_WAIT_MS 30000
 #define STOP_WAIT_MS 5000
 
-/* Flags for a headless Chromium run as root with no network (README, --launch). */
+/* Flags for a headless Chromium run as root with no network (README, --launch).
+ * The last: Chromium 156 preloads its omnibox popup (chrome://omnibox-popup
+ * .top-chrome/ and omnibox_popup_aim.html) in a renderer of its own even
+ * headless, about 2 CPU-s in the 3 s after DevTools is ready: a start cost
+ * 4.4 -> 2.4 CPU-s to 3 s after ready (interleaved, the machine alone,
+ * 2026-12-05), and no page under test shares its CPU with that renderer. A
+ * --disable-features after `--` replaces this one (the last wins). */
 static const char *const base_flags[] = {
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup",
 };
 #define N_BASE (sizeof base_flags / sizeof base_flags[0])
 
