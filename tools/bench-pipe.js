@@ -19,9 +19,7 @@ const ROOT = path.resolve(__dirname, '..');
 const B = process.env.B || path.join(ROOT, 'build');
 const WRAPPER = path.join(B, 'cdpproxy-chromium');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup'];
+const FLAGS = require('./common/chromium-flags.js');
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def; };
 const ROUNDS = Number(opt('--rounds', 5));

@@ -340,9 +340,8 @@ if [ "$CHROME" = 1 ] && [ -x "$CHROMIUM" ]; then
 	profile=$TMP/chromium-profile
 	mkdir -p "$profile"
 	# TMPDIR in the profile: Chromium leaves its singleton socket's directory there.
-	start chromium env TMPDIR="$profile" setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup \
+	mapfile -t flags < <(node -p "require('$ROOT/tools/common/chromium-flags.js').join('\\n')")
+	start chromium env TMPDIR="$profile" setsid "$CHROMIUM" "${flags[@]}" \
 		--user-data-dir="$profile" --remote-debugging-port=0 about:blank
 	for i in $(seq 300); do
 		[ -s "$profile/DevToolsActivePort" ] && break

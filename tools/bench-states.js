@@ -19,9 +19,7 @@ const MIB = Number(process.env.MIB || 6);
 const PAIRS = Number(process.env.PAIRS || 12);
 const BODY = process.env.BODY || 'u8';
 const STATES = (process.env.STATES || 'off,capped,capped-nobuf').split(',');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup'];
+const FLAGS = require('./common/chromium-flags.js');
 
 const srv = http.createServer((req, res) => {
   if (req.url.startsWith('/download')) {

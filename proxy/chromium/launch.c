@@ -26,7 +26,9 @@
  * headless, about 2 CPU-s in the 3 s after DevTools is ready: a start cost
  * 4.4 -> 2.4 CPU-s to 3 s after ready (interleaved, the machine alone,
  * 2026-12-05), and no page under test shares its CPU with that renderer. A
- * --disable-features after `--` replaces this one (the last wins). */
+ * --disable-features after `--` replaces this one (the last wins). The tests
+ * and bench tools read the same list from tools/common/chromium-flags.js
+ * (41-cdpbench-quick.t checks the two agree). */
 static const char *const base_flags[] = {
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",

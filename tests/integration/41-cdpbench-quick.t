@@ -43,7 +43,9 @@ test('cdpbench --quick fills every cell and writes a report that parses', { time
   for (const c of rep.cells) checkCell(rep, c);
   assert.match(rep.environment.chromium, /Chromium/, 'the Chromium version is recorded');
   assert.ok(rep.environment.kernel && rep.environment.cpus >= 1, 'kernel and CPUs are recorded');
-  assert.ok(rep.environment.chromium_flags.includes('--disable-quic'), 'the flags are recorded');
+  // launch.c's base flags, recorded first: the list the tests and bench tools use (one list, two languages).
+  assert.deepEqual(rep.environment.chromium_flags.slice(0, h.CHROME_FLAGS.length), [...h.CHROME_FLAGS],
+    'the flags are recorded, and they are tools/common/chromium-flags.js');
 
   const pw = rep.cells.find((c) => c.scenario === 'playwright' && c.body === 'u8');
   const pwScenario = rep.scenarios.find((s) => s.name === 'playwright');

@@ -16,9 +16,9 @@
 // A/A band of x1.76 at 4 rounds: slower while the band stays under x5.) The
 // warm-up and measured transfers run to 150 ms (the default) and 200 ms (a
 // flag the page must hold): with one of each the A/A band widened past
-// Network's ratio; a 256 KiB transfer with no debugger takes about 7 ms
-// (about 325 Mbps), so none runs the most, 12, at 200 ms as at the default
-// 300. The matrix is none,
+// Network's ratio; none/u8 read 325-355 Mbps (medians of three cdpbench
+// runs, 2026-12-05), so a 256 KiB transfer takes about 6 ms (arithmetic) and
+// none runs the most, 12, at 200 ms as at the default 300. The matrix is none,
 // Network and none#2 (the A/A check that sets the band), 8 rounds: 24
 // Chromium starts, about a minute on a quiet machine, two beside make test's
 // other files. (These were two runs, 12 and 24 starts, until 2026-12-05.) An

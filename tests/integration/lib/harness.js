@@ -21,14 +21,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 // The browser wrapper a client launches as if it were Chromium, built beside the proxy.
 const WRAPPER_BIN = path.resolve(path.dirname(PROXY_BIN), 'cdpproxy-chromium');
 const DIRECT = process.env.CDPPROXY_DIRECT === '1';
-const CHROME_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-  '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-  // As cdpproxy --launch (proxy/chromium/launch.c): no omnibox popup preloaded,
-  // 2 CPU-s of every start.
-  '--disable-features=WebUIOmniboxAimPopup,WebUIOmniboxPopup',
-];
+const CHROME_FLAGS = require('../../../tools/common/chromium-flags.js');
 const clientRequire = createRequire(path.join(ROOT, 'tests/clients/package.json'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
