@@ -42,6 +42,47 @@ static long parse(struct scenario_list *l, const char *spec, char *err)
 	return scenario_parse_list(l, spec, &env, err, 512) < 0 ? -1 : (long)l->n;
 }
 
+/* The default matrix is written twice, as the scenarios to parse and as each
+ * body's cells: every cell's scenario is in the spec (none#2 as its second
+ * none), and every scenario of the spec has a cell. */
+static int in_list(const char *list, const char *name)
+{
+	const struct scenario_cells one[] = { { "b", list }, { NULL, NULL } };
+
+	return scenario_cells_has(one, "b", name);
+}
+
+static void test_default_matrix(void)
+{
+	char spec[1024], *save = NULL;
+	int unused = 0, missing = 0, none = 0;
+
+	for (const struct scenario_cells *c = scenario_default_cells; c->body; c++) {
+		char names[1024], *s2 = NULL;
+
+		snprintf(names, sizeof names, "%s", c->names);
+		for (char *n = strtok_r(names, ",", &s2); n; n = strtok_r(NULL, ",", &s2)) {
+			char *hash = strchr(n, '#');
+
+			if (hash)
+				*hash = '\0';
+			missing += !in_list(scenario_default_spec, n);
+		}
+	}
+	snprintf(spec, sizeof spec, "%s", scenario_default_spec);
+	for (char *n = strtok_r(spec, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		int used = 0;
+
+		none += !strcmp(n, "none");
+		for (const struct scenario_cells *c = scenario_default_cells; c->body; c++)
+			used |= in_list(c->names, n);
+		unused += !used;
+	}
+	is_int(missing, 0, "every default cell's scenario is in the default spec");
+	is_int(unused, 0, "every scenario of the default spec has a cell");
+	is_int(none, 2, "the default spec has none twice (none#2, the A/A)");
+}
+
 static void test_lists(void)
 {
 	struct scenario_list l = { NULL, 0 };
@@ -283,6 +324,7 @@ int main(void)
 	snprintf(dir, sizeof dir, "%s/policies", root);
 	mkdir(dir, 0700);
 	test_lists();
+	test_default_matrix();
 	test_files();
 	test_list_errors();
 	test_replay_format();
