@@ -194,9 +194,14 @@ JOBS  ?= 3
 TEST_JOBS ?= 3
 PROVE := HARNESS_RULESFILE=tests/integration/lib/testrules.yml prove --exec '' --timer
 TEST_ENV = CDPPROXY_BIN=$(B)/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz
+# Each failing test's message, collected by the TAP reporter and printed
+# again after prove's summary (a CI log may keep only its tail).
+FAILURES = $(abspath $(B))/test-failures.txt
+SAY_FAILURES = { [ ! -s $(FAILURES) ] || { echo '--- why the failing tests failed:'; cat $(FAILURES); }; exit 1; }
 test: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
-	$(TEST_ENV) $(PROVE) -j$(TEST_JOBS) $(UNIT) tests/integration/*.t
+	rm -f $(FAILURES)
+	$(TEST_ENV) TEST_FAILURES=$(FAILURES) $(PROVE) -j$(TEST_JOBS) $(UNIT) tests/integration/*.t || $(SAY_FAILURES)
 
 # The edit-compile-test loop: the build, the unit tests and the integration
 # tests that start no browser (not the fuzz smoke: clang builds, 90 s), with
@@ -207,7 +212,8 @@ test: deps
 CHECK_T := $(addprefix tests/integration/,50-load.t 71-slow-client.t 65-events-stream.t 02-calls.t 01-layers.t 06-cli.t 03-docs.t)
 check: deps
 	$(MAKE) -j$(JOBS) all calls-objs EXTRA_CFLAGS=-Werror
-	$(TEST_ENV) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT)
+	rm -f $(FAILURES)
+	$(TEST_ENV) TEST_FAILURES=$(FAILURES) LOAD_COUNT=20000 NO_BROWSER=1 prove --exec '' --timer -j$(JOBS) $(CHECK_T) $(UNIT) || $(SAY_FAILURES)
 
 unit: deps
 	$(MAKE) all
@@ -220,9 +226,10 @@ ASAN_JOBS ?= 2
 asan: deps
 	$(MAKE) all calls-objs
 	$(MAKE) B=$(B)/asan all EXTRA_CFLAGS="-Werror $(SAN)"
+	rm -f $(FAILURES)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	CDPPROXY_BIN=$(B)/asan/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz CDPPROXY_SANITIZED=1 \
-	    $(PROVE) -j$(ASAN_JOBS) $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t
+	CDPPROXY_BIN=$(B)/asan/cdpproxy B=$(B) FUZZ_BUILD=$(B)/fuzz CDPPROXY_SANITIZED=1 TEST_FAILURES=$(FAILURES) \
+	    $(PROVE) -j$(ASAN_JOBS) $(UNIT:$(B)/%=$(B)/asan/%) tests/integration/*.t || $(SAY_FAILURES)
 
 # The unit tests and the proxy in the integration tests under valgrind's memcheck.
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite

@@ -3,7 +3,11 @@
 // "|-" scalars make prove's YAMLish reader give up ("No plan found").
 // A failure's details also go to stderr: prove shows stderr but not
 // comments, so a failure that does not come back still says why it failed.
+// With TEST_FAILURES set (make test, asan, check) they are also appended to
+// that file, which make prints after prove's summary when a test failed: a
+// CI log that keeps only its tail still says why.
 'use strict';
+const fs = require('node:fs');
 const util = require('node:util');
 
 function indent(nesting) {
@@ -53,8 +57,11 @@ module.exports = async function* tapReporter(source) {
         const why = describeError(data.details && data.details.error);
         yield `${indent(data.nesting)}not ok ${data.testNumber} - ${name(data)}${directive(data)}\n`;
         yield comment(data.nesting + 1, why);
-        if (data.todo === undefined)
-          process.stderr.write(`${data.file || ''}: not ok ${data.testNumber} - ${name(data)}\n${why}\n`);
+        if (data.todo === undefined) {
+          const text = `${data.file || ''}: not ok ${data.testNumber} - ${name(data)}\n${why}\n`;
+          process.stderr.write(text);
+          if (process.env.TEST_FAILURES) fs.appendFileSync(process.env.TEST_FAILURES, text);
+        }
         break;
       }
       case 'test:plan':
