@@ -60,18 +60,27 @@ async function proxyOn(listen, { args = [], ulimit, env = {} } = {}) {
   };
 }
 
-// LISTEN sockets on port, from the kernel: IPv4 "a.b.c.d" and IPv6 in the
-// 32 hex digits of /proc/net/tcp6.
-function listening(port) {
+// The LISTEN sockets process p has on its port, from the kernel: IPv4
+// "a.b.c.d" and IPv6 in the 32 hex digits of /proc/net/tcp6. Only p's own
+// (by inode): a parallel test's listener may have the same port number in
+// the other family (make test once saw 127.0.0.1 beside [::1]'s).
+function listening(p) {
+  const mine = new Set();
+  for (const fd of fs.readdirSync(`/proc/${p.pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${p.pid}/fd/${fd}`));
+      if (m) mine.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
   const out = [];
   for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]]) {
     let lines = [];
     try { lines = fs.readFileSync(file, 'utf8').split('\n').slice(1); } catch { continue; }
     for (const l of lines) {
       const f = l.trim().split(/\s+/);
-      if (f.length < 4 || f[3] !== '0A') continue;
-      const [addr, p] = f[1].split(':');
-      if (parseInt(p, 16) !== port) continue;
+      if (f.length < 10 || f[3] !== '0A' || !mine.has(f[9])) continue;
+      const [addr, port] = f[1].split(':');
+      if (parseInt(port, 16) !== p.port) continue;
       out.push(v6 ? `v6:${addr}` : Buffer.from(addr, 'hex').reverse().join('.'));
     }
   }
@@ -118,7 +127,7 @@ test('start chromium', ALL, async () => {
 test('--listen 127.0.0.1:PORT binds 127.0.0.1 only, says the kernel', ALL, async () => {
   const p = await proxyOn('127.0.0.1:0');
   try {
-    assert.deepEqual(listening(p.port), ['127.0.0.1'], 'one LISTEN socket, on 127.0.0.1 (not [::] or 0.0.0.0)');
+    assert.deepEqual(listening(p), ['127.0.0.1'], 'one LISTEN socket, on 127.0.0.1 (not [::] or 0.0.0.0)');
     await cdpWorks(p, '127.0.0.1');
   } finally {
     await p.stop();
@@ -130,7 +139,7 @@ test('--listen localhost binds each address localhost resolves to; [::1] is loop
     .map((a) => (a.family === 6 ? (a.address === '::1' ? V6_LOOPBACK : a.address) : a.address));
   const p = await proxyOn('localhost:0');
   try {
-    assert.deepEqual(listening(p.port), [...new Set(want)].sort(), `localhost: ${want.join(', ')}`);
+    assert.deepEqual(listening(p), [...new Set(want)].sort(), `localhost: ${want.join(', ')}`);
     await cdpWorks(p, 'localhost');
   } finally {
     await p.stop();
@@ -138,7 +147,7 @@ test('--listen localhost binds each address localhost resolves to; [::1] is loop
   const q = await proxyOn('[::1]:0');
   try {
     assert.equal(q.host, '[::1]', 'the listening line brackets the IPv6 address');
-    assert.deepEqual(listening(q.port), [V6_LOOPBACK], '[::1]: one LISTEN socket on ::1, IPv6 only');
+    assert.deepEqual(listening(q), [V6_LOOPBACK], '[::1]: one LISTEN socket on ::1, IPv6 only');
     await cdpWorks(q, '[::1]');
   } finally {
     await q.stop();
