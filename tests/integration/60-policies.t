@@ -286,10 +286,16 @@ for (const pol of ['no-network', 'network-postdata-cap', 'force-network']) {
           return pages.every((x) => has(x.proxy_enabled, 'Network'));
         }, { what: `every page session to have Network in proxy_enabled (${JSON.stringify(pages)})` });
 
+        // /json/new returns before the page's navigation commits: a fetch in the
+        // initial about:blank cannot resolve a relative URL (CI saw it once).
+        await h.waitFor(async () => {
+          const d = await raw.call('Runtime.evaluate', { expression: 'location.href + " " + document.readyState' });
+          return d.result.value === `${new URL(server.url).href} complete`;
+        }, { what: `the raw page to load ${server.url}` });
         const r = await raw.call('Runtime.evaluate', {
           expression: "fetch('/data.json?raw').then((r) => r.status)", awaitPromise: true,
         });
-        assert.equal(r.result.value, 200, 'the page fetched /data.json');
+        assert.equal(r.result.value, 200, `the page fetched /data.json: ${JSON.stringify(r)}`);
         const ev = await h.waitFor(() => raw.events.find((e) => e.method === 'Network.requestWillBeSent' &&
           /\/data\.json\?raw$/.test(e.params.request.url)), { what: 'Network.requestWillBeSent for /data.json at the raw client' });
         assert.equal(ev.params.request.method, 'GET');

@@ -18,7 +18,8 @@
  * (blob), and what Network costs a download with its remedy (download). A
  * trial is a fresh Chromium, about 2.4 s however fast its transfers, and
  * Network, playwright and playwright-route on u8 6-10 s at 4 MiB: 17 cells,
- * 56 s of trials a round (medians of one default run, 2026-12-05), so 4
+ * 61-64 s of trials a round with the 1000 ms warm-up (medians of three
+ * default runs, 2026-12-05; 56 s at 150 ms), so 4
  * rounds fit and the budget adds more for the cells still wide. With 19
  * (attach, and Network on blob, too: 61 s) 2 of 3 runs cut the fourth
  * round short, leaving cells with 3 and no verdict; the 35 cells before
