@@ -134,6 +134,6 @@ test('one verdict per ratio, the same in the table, report.md, report.html and r
   assert.equal(net.verdict.verdict, 'slower',
     `Network.enable on u8 (${net.ratio_to_none}x ${JSON.stringify(net.ratio_ci)}) reads slower: ${net.verdict.why}`);
   for (const doc of [r.stdout, md, html]) {
-    assert.match(doc, /no clear effect when the whole CI lies within x1\.15 of 1\.0/, 'the rule is stated');
+    assert.match(doc, /no clear effect when the whole CI lies within x1\.10 of 1\.0/, 'the rule is stated');
   }
 });

@@ -19,7 +19,7 @@ static enum report_verdict judge(double lo, double hi, size_t n, double aa, int 
 
 int main(void)
 {
-	double core = 1 + REPORT_VERDICT_CORE, band;
+	double core = 1 + REPORT_VERDICT_CORE, same = 1 + REPORT_VERDICT_SAME, band;
 	const char *why;
 	struct estimate_ci ci = { 0.5, 0.4, 0.6, 8 };
 
@@ -46,10 +46,12 @@ int main(void)
 	   "a CI whose top touches 1/band from below: inconclusive");
 	ok(judge(0.80, nextafter(1 / core, 0), 8, NAN, 0) == REPORT_SLOWER, "just below it: slower");
 	ok(judge(core, 1.40, 8, NAN, 0) == REPORT_INCONCLUSIVE, "a CI whose bottom touches band: inconclusive");
-	ok(judge(1 / core, core, 8, NAN, 0) == REPORT_NO_CLEAR_EFFECT,
-	   "a CI exactly as wide as the core (touching from inside): no clear effect");
-	ok(judge(nextafter(1 / core, 0), 1.0, 8, NAN, 0) == REPORT_INCONCLUSIVE,
-	   "a hair past the core: inconclusive");
+	ok(judge(1 / same, same, 8, NAN, 0) == REPORT_NO_CLEAR_EFFECT,
+	   "a CI exactly x1.10 either side (touching from inside): no clear effect");
+	ok(judge(nextafter(1 / same, 0), 1.0, 8, NAN, 0) == REPORT_INCONCLUSIVE,
+	   "a hair past x1.10: inconclusive");
+	ok(judge(0.872, 1.039, 8, NAN, 0) == REPORT_INCONCLUSIVE && judge(0.627, 0.862, 8, NAN, 0) == REPORT_SLOWER,
+	   "Network-capped's two runs (0.87-1.04, then 0.63-0.86): inconclusive, then slower, not a flip");
 
 	/* A failed A/A check: cells beyond its error stand; none is "no clear effect". */
 	ok(judge(0.95, 1.05, 8, 1.20, 1) == REPORT_INCONCLUSIVE, "A/A failed: a narrow CI around 1 is inconclusive");
@@ -69,9 +71,10 @@ int main(void)
 	ok(judge(NAN, NAN, 8, 1.10, 0) == REPORT_INCONCLUSIVE, "no interval: inconclusive");
 
 	/* Why a rerun cannot turn a slower into a no clear effect: slower needs
-	 * hi < 1/band <= 1/core, no clear effect needs lo >= 1/core, so the two
-	 * runs' CIs are disjoint: two 95% intervals of one true ratio that do not
-	 * overlap. Checked over a grid of CIs and A/A spreads of two runs. */
+	 * hi < 1/band <= 1/core, no clear effect needs lo >= 1/same > 1/core, so
+	 * the two runs' CIs are apart by the gap at least: two 95% intervals of
+	 * one true ratio that do not even come within 0.04 of each other.
+	 * Checked over a grid of CIs and A/A spreads of two runs. */
 	{
 		int overlapping_flips = 0, pairs = 0;
 		for (double lo1 = 0.5; lo1 < 1.3; lo1 += 0.02)
@@ -85,10 +88,12 @@ int main(void)
 							int flip = (a == REPORT_SLOWER || a == REPORT_FASTER) &&
 								   b == REPORT_NO_CLEAR_EFFECT;
 							pairs += flip;
-							overlapping_flips += flip && lo1 <= hi2 && lo2 <= hi1;
+							/* apart by the gap between the edges at least */
+							overlapping_flips += flip && lo1 <= hi2 + (1 / same - 1 / core) &&
+									     lo2 <= hi1 + (1 / same - 1 / core);
 						}
 		ok(pairs > 0 && !overlapping_flips,
-		   "slower/faster against no clear effect: %d pairs, none with overlapping CIs", pairs);
+		   "slower/faster against no clear effect: %d pairs, none with CIs closer than the gap", pairs);
 	}
 
 	ok(!strcmp(report_verdict_name(REPORT_NO_CLEAR_EFFECT), "no clear effect") &&

@@ -31,10 +31,14 @@ enum report_verdict {
  * side of the true median is 2 x 0.5^n, so a CI of 3 has 25% of missing it. */
 #define REPORT_VERDICT_ROUNDS 4
 #define REPORT_VERDICT_ROUNDS_TEXT "4"
-/* The core of the band: "no clear effect" needs the whole CI within x1.15 of
- * 1.0, and slower and faster need it beyond the core and the A/A spread both. */
+/* The core of the band: slower and faster need the whole CI beyond x1.15 of
+ * 1.0 and the A/A spread both; "no clear effect" needs it within x1.10, so a
+ * CI in the gap between (0.87 to 0.91, 1.10 to 1.15) is inconclusive and a
+ * rerun that moves a cell across one edge does not flip its verdict. */
 #define REPORT_VERDICT_CORE 0.15
 #define REPORT_VERDICT_CORE_TEXT "x1.15"
+#define REPORT_VERDICT_SAME 0.10
+#define REPORT_VERDICT_SAME_TEXT "x1.10"
 
 struct report_cell {
 	const struct scenario *sc;

@@ -18,7 +18,7 @@ const char *report_verdict_name(enum report_verdict v)
 enum report_verdict report_verdict_of(const struct estimate_ci *ratio, double aa_spread,
 				      int aa_failed, double *band, const char **why)
 {
-	double core = 1 + REPORT_VERDICT_CORE;
+	double core = 1 + REPORT_VERDICT_CORE, same = 1 + REPORT_VERDICT_SAME;
 	/* The band is the A/A check's spread, never narrower than the core: a
 	 * slower or faster must clear both, so it can never sit inside the core. */
 	double b = isnan(aa_spread) || aa_spread < core ? core : aa_spread;
@@ -40,10 +40,10 @@ enum report_verdict report_verdict_of(const struct estimate_ci *ratio, double aa
 		*why = "within the error of a failed A/A check";
 		return REPORT_INCONCLUSIVE;
 	}
-	if (ratio->lo >= 1 / core && ratio->hi <= core) {
-		*why = "the whole CI is within " REPORT_VERDICT_CORE_TEXT " of 1.0";
+	if (ratio->lo >= 1 / same && ratio->hi <= same) {
+		*why = "the whole CI is within " REPORT_VERDICT_SAME_TEXT " of 1.0";
 		return REPORT_NO_CLEAR_EFFECT;
 	}
-	*why = "the CI reaches past " REPORT_VERDICT_CORE_TEXT " without clearing the A/A band";
+	*why = "the CI reaches past " REPORT_VERDICT_SAME_TEXT " without clearing the A/A band";
 	return REPORT_INCONCLUSIVE;
 }

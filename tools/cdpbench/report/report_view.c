@@ -171,7 +171,7 @@ void report_view_build(struct report_view *v, const struct report *r)
 	v->verdict_rule = "verdict: slower (faster) when the ratio's whole 95% CI lies below "
 		"(above) the A/A band, which is the widest A/A check's spread for that cell and at "
 		"least " REPORT_VERDICT_CORE_TEXT "; no clear effect when the whole CI lies within "
-		REPORT_VERDICT_CORE_TEXT " of 1.0 and the A/A checks pass; inconclusive otherwise, and "
+		REPORT_VERDICT_SAME_TEXT " of 1.0 and the A/A checks pass; inconclusive otherwise, and "
 		"with fewer than " REPORT_VERDICT_ROUNDS_TEXT " paired rounds";
 	verdict_counts(v);
 	v->scenarios = xcalloc(r->scenarios->n + 1, sizeof *v->scenarios);
