@@ -43,7 +43,8 @@ struct mode {
 
 /* No warm-up round by default: over 104 cell-runs here, the first round's
  * trials were no slower than the others' median. Warm-up transfers to 1000
- * ms (the page stops at one over 250 ms) and measured ones to 300 ms: a
+ * ms (the page starts none it expects to end past that: a slow cell warms up
+ * with one) and measured ones to 300 ms: a
  * fresh browser's start keeps its CPU busy for about a second and its first
  * transfers run slow; a second of warm-up halves u8's and blob's
  * trial-to-trial spread (README, "What the defaults are chosen by"). */
@@ -96,7 +97,8 @@ static void usage(FILE *out)
 	      "  --measure-ms MS      then more transfers (up to " XSTR(MAX_TRANSFERS) " in all) until MS ms of\n"
 	      "                       measured time (default 300; --quick and --full 0: N exactly)\n"
 	      "  --warmup-ms MS       warm-up transfers before the measured ones: one, then more\n"
-	      "                       until MS ms of warm-up (default 1000; --quick and --full 0: one)\n"
+	      "                       while one more as long as the last ends within MS ms of\n"
+	      "                       warm-up (default 1000; --quick and --full 0: one)\n"
 	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
 	      "                       sink on the last CPU, the browsers on the others (default "
 	      PLACEMENT_DEFAULT_NAME ")\n"
