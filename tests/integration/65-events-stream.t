@@ -174,9 +174,16 @@ test('a stalled reader while 100k events pass: bounded memory, then told what it
   // events it gets say how many entries it missed (20k overrun the ring).
   reader.sock.destroy();
   reader = await stalledReader(proxy.port);
+  const t0 = Date.now();
   await cdp.call('Echo.flood', { count: 20000, size: 1024 });
+  const stalledMs = Date.now() - t0;
+  reader.sock.on('close', () => { reader.closedMs = Date.now() - t0; });
   reader.sock.resume();
-  await h.waitFor(() => /"lost":[1-9]/.test(reader.got), { what: 'an event saying entries were lost', timeout: 10000 });
+  await h.waitFor(() => /"lost":[1-9]/.test(reader.got), {
+    what: () => `an event saying entries were lost (the reader stalled ${stalledMs} ms, got ${reader.got.length} bytes, ` +
+      `${reader.closedMs === undefined ? 'its stream still open' : `its stream closed at ${reader.closedMs} ms`})`,
+    timeout: 10000,
+  });
   reader.sock.destroy();
   cdp.close();
 }));

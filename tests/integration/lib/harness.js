@@ -56,7 +56,8 @@ function tmpdir(prefix) {
   return { dir, remove: () => { cleanups.delete(rm); rm(); } };
 }
 
-// Polls fn until it returns a truthy value (returned) or timeout (throws).
+// Polls fn until it returns a truthy value (returned) or timeout (throws);
+// what (a string, or a function called at the timeout) says what for.
 async function waitFor(fn, { timeout = 5000, interval = 50, what = 'condition' } = {}) {
   const deadline = Date.now() + timeout;
   let lastErr;
@@ -66,7 +67,8 @@ async function waitFor(fn, { timeout = 5000, interval = 50, what = 'condition' }
       if (v) return v;
     } catch (e) { lastErr = e; }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeout} ms waiting for ${what}${lastErr ? `: ${lastErr.message}` : ''}`);
+      const why = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out after ${timeout} ms waiting for ${why}${lastErr ? `: ${lastErr.message}` : ''}`);
     }
     await sleep(interval);
   }
