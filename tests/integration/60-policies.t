@@ -284,7 +284,7 @@ for (const pol of ['no-network', 'network-postdata-cap', 'force-network']) {
         await h.waitFor(async () => {
           pages = (await h.getJSON(`${ctx.proxy.httpURL}/proxy/stats`)).sessions.filter((x) => x.type === 'page');
           return pages.every((x) => has(x.proxy_enabled, 'Network'));
-        }, { what: `every page session to have Network in proxy_enabled (${JSON.stringify(pages)})` });
+        }, { what: () => `every page session to have Network in proxy_enabled (${JSON.stringify(pages)})` });
 
         // /json/new returns before the page's navigation commits: a fetch in the
         // initial about:blank cannot resolve a relative URL (CI saw it once).

@@ -46,7 +46,7 @@ function waitSession(sid, pred, what) {
   return h.waitFor(async () => {
     last = await sessionById(sid);
     return last && pred(last) && last;
-  }, { what: `${what} (last: ${JSON.stringify(last)})` });
+  }, { what: () => `${what} (last: ${JSON.stringify(last)})` });
 }
 
 // POSTs n bytes from the page; resolves the number of bytes the server got.
