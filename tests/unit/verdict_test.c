@@ -77,6 +77,7 @@ int main(void)
 	 * Checked over a grid of CIs and A/A spreads of two runs. */
 	{
 		int overlapping_flips = 0, pairs = 0;
+		double gap = 1 / same - 1 / core;   /* between the two edges below 1 */
 		for (double lo1 = 0.5; lo1 < 1.3; lo1 += 0.02)
 			for (double w1 = 0.02; w1 < 0.4; w1 += 0.04)
 				for (double aa1 = 1.0; aa1 < 1.4; aa1 += 0.05)
@@ -88,9 +89,7 @@ int main(void)
 							int flip = (a == REPORT_SLOWER || a == REPORT_FASTER) &&
 								   b == REPORT_NO_CLEAR_EFFECT;
 							pairs += flip;
-							/* apart by the gap between the edges at least */
-							overlapping_flips += flip && lo1 <= hi2 + (1 / same - 1 / core) &&
-									     lo2 <= hi1 + (1 / same - 1 / core);
+							overlapping_flips += flip && lo1 <= hi2 + gap && lo2 <= hi1 + gap;
 						}
 		ok(pairs > 0 && !overlapping_flips,
 		   "slower/faster against no clear effect: %d pairs, none with CIs closer than the gap", pairs);
