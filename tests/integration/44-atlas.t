@@ -151,6 +151,8 @@ test('cdpbench --atlas --quick: every cell, a well-formed heatmap, an offline pa
   for (const s of routed.samples) {
     assert.ok(s.detail.cdp.paused > 200, `the route paused every request (${s.detail.cdp.paused})`);
   }
+  assert.ok(rep.findings.some((f) => /^\d+ of \d+ ratios have a CI within \+-10% after 2 rounds, fewer than the 8 a CI is trusted from \(/.test(f)),
+    `the findings say why no ratio reached the target in 2 rounds:\n${rep.findings.join('\n')}`);
   const html = fs.readFileSync(path.join(out.dir, 'atlas.html'), 'utf8');
   checkAtlasHtml(html, atlas.cells.length);
 

@@ -88,8 +88,12 @@ int rounds_drive(struct rounds_job *j, uint64_t t0_us)
 
 		for (size_t i = 0; i < j->ncells; i++)
 			want[i] = 1;
+		j->why[0] = '\0';
 		if (j->plan ? !j->plan(j, round, want, last, since_s(t0_us)) : round >= j->fixed)
 			break;
+		if (j->why[0])
+			fprintf(stderr, "%s%s: round %d: %s\n", tty ? "\r\033[K" : "", j->who, round + 1,
+				j->why);
 		nwant = round_order(j, want, round, order);
 		for (size_t k = 0; k < nwant; k++) {
 			size_t i = order[k];

@@ -33,7 +33,8 @@ struct rounds_job {
 	void *arg;                  /* the caller's */
 	volatile sig_atomic_t *stop;
 	const char *stopped_because;
-};
+	char why[512];              /* plan's reason for a round past the fixed ones, */
+};                                  /* printed as the round starts ("" for none) */
 
 /* Runs job's rounds (elapsed from t0_us) until done or *job->stop; the
  * whole rounds that ran (the one under way when stopped is left out). */

@@ -164,11 +164,17 @@ json_t *report_findings(const struct report *r)
 		targets += r->cells[i].target;
 		reached += r->cells[i].reached;
 	}
-	if (targets && reached < targets)
-		say(out, "%d of %d ratios have a CI within +-%.3g%% after %d rounds (%s); the others "
+	if (targets && reached < targets) {
+		int rounds = bench_measured_rounds(r->cfg, r->rounds_run);
+		char few[64] = "";
+
+		if (rounds < REPORT_MIN_PAIRS)
+			snprintf(few, sizeof few, ", fewer than the %d a CI is trusted from", REPORT_MIN_PAIRS);
+		say(out, "%d of %d ratios have a CI within +-%.3g%% after %d rounds%s (%s); the others "
 		    "are marked ~ in the table, and report.json says how many rounds each would need.",
-		    reached, targets, 100 * r->cfg->target_ci, bench_measured_rounds(r->cfg, r->rounds_run),
+		    reached, targets, 100 * r->cfg->target_ci, rounds, few,
 		    r->stopped_because ? r->stopped_because : "");
+	}
 	else if (targets)
 		say(out, "Every ratio's CI is within +-%.3g%%.", 100 * r->cfg->target_ci);
 	if (checks && !noisy)

@@ -4,6 +4,7 @@
 #include "matrix.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +57,38 @@ static size_t wanted_cells(const struct report *r, int *keep, int *want)
 	for (size_t i = 0; i < r->ncells; i++)
 		keep[i] = r->cells[i].target && !r->cells[i].reached;
 	return with_partners(r, keep, want);
+}
+
+/* Why another round: the kept cells and their CIs' half-widths, and how
+ * many have fewer rounds than a CI is trusted from, e.g. "not yet within
+ * +-10%: Network/u8 +-14%, none#2/u8 +-12%" or "...: 16 ratios of fewer
+ * than 8 rounds (5)". */
+static void say_unreached(const struct report *r, const int *keep, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "not yet within +-%.3g%%:", 100 * r->cfg->target_ci);
+	size_t young = 0, least = SIZE_MAX;
+
+	for (size_t i = 0; i < r->ncells && off < len; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const char *sep = buf[off - 1] == ':' ? " " : ", ";
+
+		if (!keep[i])
+			continue;
+		if (c->ratio.n < REPORT_MIN_PAIRS) {
+			young++;
+			least = c->ratio.n < least ? c->ratio.n : least;
+		} else if (isnan(c->precision)) {
+			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s unknown", sep,
+						c->sc->name, c->body);
+		} else {
+			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s +-%.0f%%", sep,
+						c->sc->name, c->body, 100 * c->precision);
+		}
+	}
+	if (young && off < len)
+		snprintf(buf + off, len - off, "%s%zu ratio%s of fewer than %d rounds (%zu)",
+			 buf[off - 1] == ':' ? " " : ", ", young, young == 1 ? "" : "s",
+			 REPORT_MIN_PAIRS, least);
 }
 
 /* The kept cell whose ratio is the most precise (an unknown precision counts
@@ -137,6 +170,7 @@ static size_t matrix_plan(struct rounds_job *j, int round, int *want, const doub
 			j->stopped_because = "every ratio reached the target";
 			return 0;
 		}
+		say_unreached(r, m->keep, j->why, sizeof j->why);
 		grow(r, round);
 		m->nalloc = round + 1;
 	}
