@@ -174,9 +174,9 @@ json_t *report_findings(const struct report *r)
 		    "are marked ~ in the table, and report.json says how many rounds each would need.",
 		    reached, targets, 100 * r->cfg->target_ci, rounds, few,
 		    r->stopped_because ? r->stopped_because : "");
-	}
-	else if (targets)
+	} else if (targets) {
 		say(out, "Every ratio's CI is within +-%.3g%%.", 100 * r->cfg->target_ci);
+	}
 	if (checks && !noisy)
 		say(out, "All %d A/A checks (the same setup measured twice) have CIs that include 1.0, "
 		    "as they should on a machine quiet enough to compare.", checks);
