@@ -4,7 +4,6 @@
 #include "matrix.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,12 +64,11 @@ static size_t wanted_cells(const struct report *r, int *keep, int *want)
  * than 8 rounds (5)". */
 static void say_unreached(const struct report *r, const int *keep, char *buf, size_t len)
 {
-	size_t off = (size_t)snprintf(buf, len, "not yet within +-%.3g%%:", 100 * r->cfg->target_ci);
-	size_t young = 0, least = SIZE_MAX;
+	size_t head = (size_t)snprintf(buf, len, "not yet within +-%.3g%%:", 100 * r->cfg->target_ci);
+	size_t off = head, young = 0, least = REPORT_MIN_PAIRS;
 
 	for (size_t i = 0; i < r->ncells && off < len; i++) {
 		const struct report_cell *c = &r->cells[i];
-		const char *sep = buf[off - 1] == ':' ? " " : ", ";
 
 		if (!keep[i])
 			continue;
@@ -78,17 +76,17 @@ static void say_unreached(const struct report *r, const int *keep, char *buf, si
 			young++;
 			least = c->ratio.n < least ? c->ratio.n : least;
 		} else if (isnan(c->precision)) {
-			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s unknown", sep,
-						c->sc->name, c->body);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s unknown",
+						off > head ? ", " : " ", c->sc->name, c->body);
 		} else {
-			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s +-%.0f%%", sep,
-						c->sc->name, c->body, 100 * c->precision);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s/%s +-%.0f%%",
+						off > head ? ", " : " ", c->sc->name, c->body,
+						100 * c->precision);
 		}
 	}
 	if (young && off < len)
 		snprintf(buf + off, len - off, "%s%zu ratio%s of fewer than %d rounds (%zu)",
-			 buf[off - 1] == ':' ? " " : ", ", young, young == 1 ? "" : "s",
-			 REPORT_MIN_PAIRS, least);
+			 off > head ? ", " : " ", young, young == 1 ? "" : "s", REPORT_MIN_PAIRS, least);
 }
 
 /* The kept cell whose ratio is the most precise (an unknown precision counts

@@ -48,7 +48,8 @@ struct mode {
  * fresh browser's start keeps its CPU busy for about a second and its first
  * transfers run slow; a second of warm-up halves u8's and blob's
  * trial-to-trial spread (README, "What the defaults are chosen by"). */
-static const struct mode mode_default = { "u8,blob", 4, 4, 0, 2, 300, 300, 1000 };
+#define WARMUP_MS 1000   /* the default's, and the atlas's */
+static const struct mode mode_default = { "u8,blob", 4, 4, 0, 2, 300, 300, WARMUP_MS };
 /* The default matrix alone adds download, with only some scenarios (scenario.c). */
 #define DEFAULT_MATRIX_BODIES "u8,blob,download"
 static const struct mode mode_quick = { "u8,blob", 4, 2, 0, 1, 0, 0, 0 };
@@ -60,7 +61,7 @@ static const struct mode mode_full = { "u8,ab,blob,form,str,xhr,download", 32, 5
  * transfers ended it and two runs disagreed on cells one called tight);
  * with --quick, a matrix small enough for a test. */
 static const struct mode mode_atlas = { "u8,ab,blob,form,str,xhr,download,pageload", 4, ATLAS_MIN_ROUNDS, 0,
-					2, 0, 300, 1000 };
+					2, 0, 300, WARMUP_MS };
 static const struct mode mode_atlas_quick = { "u8,pageload", 1, 2, 0, 1, 0, 0, 0 };
 
 static void usage(FILE *out)
@@ -100,7 +101,7 @@ static void usage(FILE *out)
 	      "                       measured time (default 300; --quick and --full 0: N exactly)\n"
 	      "  --warmup-ms MS       warm-up transfers before the measured ones: one, then more\n"
 	      "                       while one more as long as the last ends within MS ms of\n"
-	      "                       warm-up (default 1000; --quick and --full 0: one)\n"
+	      "                       warm-up (default " XSTR(WARMUP_MS) "; --quick and --full 0: one)\n"
 	      "  --placement P        shared: the sink and the browsers on every CPU; split: the\n"
 	      "                       sink on the last CPU, the browsers on the others (default "
 	      PLACEMENT_DEFAULT_NAME ")\n"
