@@ -10,6 +10,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
+const fs = require('node:fs');
 const net = require('node:net');
 const h = require('./lib/harness');
 
@@ -149,6 +150,22 @@ async function flood100k(proxy, cdp) {
   return { secs, peak: Math.max(peak, h.rssKiB(proxy.pid)) };
 }
 
+// The proxy's ring of entries (proxy/http/README.md) and the least bytes an
+// entry takes in the stream (about 108 measured, with the events' framing).
+const RING = 8192;
+const ENTRY_MIN_BYTES = 100;
+
+// Entries enough to overrun the ring behind a reader that does not read:
+// the ring, what fits in the socket's largest send buffer and its receive
+// buffer (Linux's tcp_wmem max and tcp_rmem default), and a ring more.
+function overrunCount() {
+  const sysctl = (name, i, dflt) => {
+    try { return +fs.readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[i]; } catch { return dflt; }
+  };
+  const kernel = sysctl('tcp_wmem', 2, 4 << 20) + sysctl('tcp_rmem', 1, 128 << 10);
+  return 2 * RING + Math.ceil(kernel / ENTRY_MIN_BYTES);
+}
+
 // Floods past a stalled reader, with none, and past one again: memory is
 // asserted (bounded: the stalled floods' peak over the one's with no reader,
 // which comes after the first stalled flood, so that the live view's ring a
@@ -171,11 +188,13 @@ test('a stalled reader while 100k events pass: bounded memory, then told what it
   if (!process.env.CDPPROXY_SANITIZED)
     assert.ok(peakStalled - none.peak < 4 * 1024, `a stalled reader costs ${peakStalled - none.peak} KiB of peak RSS (< 4 MiB)`);
   // A reader stalled for less than the eviction time that then reads: the
-  // events it gets say how many entries it missed (20k overrun the ring).
+  // events it gets say how many entries it missed. To miss any, the flood
+  // must overrun the ring and what the kernel holds for the stalled socket
+  // too (CI: 20k entries, 2.1 MB, all fit once the send buffer had grown).
   reader.sock.destroy();
   reader = await stalledReader(proxy.port);
   const t0 = Date.now();
-  await cdp.call('Echo.flood', { count: 20000, size: 1024 });
+  await cdp.call('Echo.flood', { count: overrunCount(), size: 1024 });
   const stalledMs = Date.now() - t0;
   reader.sock.on('close', () => { reader.closedMs = Date.now() - t0; });
   reader.sock.resume();
