@@ -157,6 +157,20 @@ void estimate_report_ratio(const double *a, const double *b, size_t n, unsigned 
 	need_two(out);
 }
 
+/* The standard normal's quantile at 1 - (1 - ESTIMATE_LEVEL) / 2. */
+#define ESTIMATE_Z 1.959963984540054
+
+void estimate_ci_widen(struct estimate_ci *ci, double sigma_log)
+{
+	double h;
+
+	if (isnan(sigma_log) || isnan(ci->lo) || isnan(ci->hi) || !(ci->point > 0) || !ci->n)
+		return;
+	h = ESTIMATE_Z * sqrt(M_PI / 2) * sigma_log / sqrt((double)ci->n);
+	ci->lo = fmin(ci->lo, ci->point * exp(-h));
+	ci->hi = fmax(ci->hi, ci->point * exp(h));
+}
+
 int estimate_ci_excludes(const struct estimate_ci *ci, double v)
 {
 	if (isnan(ci->lo) || isnan(ci->hi))

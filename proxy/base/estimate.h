@@ -72,6 +72,14 @@ void estimate_variance_split(const double *x, const size_t *len, size_t ngroups,
  * hi/point - 1 and 1 - lo/point (0.1 for "within +-10%"). NaN when unknown. */
 double estimate_ci_rel_halfwidth(const struct estimate_ci *ci);
 
+/* Widens ci to at least the interval a median of ci->n values has at
+ * ESTIMATE_LEVEL when their logs scatter with standard deviation sigma_log
+ * (normal theory: the median's error is sqrt(pi/2) sigma / sqrt(n)), around
+ * its point. A bootstrap over a few values is narrow when they happen to lie
+ * close; a sigma pooled over many cells measured alike is not. Unchanged when
+ * sigma_log or the interval is unknown (NaN). */
+void estimate_ci_widen(struct estimate_ci *ci, double sigma_log);
+
 /* Does the interval lie entirely on one side of v (so it "excludes" v)? 0 when
  * the interval is unknown (NaN). */
 int estimate_ci_excludes(const struct estimate_ci *ci, double v);

@@ -49,6 +49,14 @@ function checkAtlasJson(atlas, { measured = true } = {}) {
         assert.ok(c.ratio.point > 0 && c.ratio.lo <= c.ratio.point && c.ratio.point <= c.ratio.hi,
           `${s}/${w}: a ratio inside its CI (${JSON.stringify(c.ratio)})`);
         assert.equal(c.ratio.n, atlas.config.measured_rounds, `${s}/${w}: every round paired`);
+        // No CI narrower than the workload's pooled noise allows a median of
+        // n rounds (estimate_ci_widen), and one noise for the whole workload;
+        // 1e-4 in logs for the JSON's 6 significant digits.
+        const sd = atlas.cells.find((x) => x.workload === w).noise_sd;
+        assert.ok(c.noise_sd > 0 && c.noise_sd === sd, `${s}/${w}: the workload's noise_sd (${c.noise_sd}, ${sd})`);
+        const floor = 1.959963984540054 * Math.sqrt(Math.PI / 2) * c.noise_sd / Math.sqrt(c.ratio.n);
+        assert.ok(Math.log(c.ratio.hi / c.ratio.point) >= floor - 1e-4 && Math.log(c.ratio.point / c.ratio.lo) >= floor - 1e-4,
+          `${s}/${w}: CI ${JSON.stringify(c.ratio)} reaches +-${floor.toFixed(3)} in logs either side`);
       }
     }
   }
@@ -156,10 +164,13 @@ test('cdpbench --atlas --quick: every cell, a well-formed heatmap, an offline pa
   const html = fs.readFileSync(path.join(out.dir, 'atlas.html'), 'utf8');
   checkAtlasHtml(html, atlas.cells.length);
 
-  // The same checks fail on a spoiled copy: a cell missing, a script, a broken SVG.
+  // The same checks fail on a spoiled copy: a cell missing, a CI of no width, a script, a broken SVG.
   const spoiled = JSON.parse(JSON.stringify(atlas));
   spoiled.cells.pop();
   assert.throws(() => checkAtlasJson(spoiled), /cells/, 'a missing cell is caught');
+  const bare = JSON.parse(JSON.stringify(atlas));
+  bare.cells[0].ratio.lo = bare.cells[0].ratio.hi = bare.cells[0].ratio.point;
+  assert.throws(() => checkAtlasJson(bare), /reaches/, 'a CI narrower than the noise is caught');
   assert.throws(() => checkAtlasHtml(html.replace('</body>', '<script src="https://example.com/x.js"></script></body>'),
     atlas.cells.length), /loads anything/, 'an external script is caught');
   assert.throws(() => checkAtlasHtml(html.replace('</g>', ''), atlas.cells.length), /well-formed/,

@@ -76,10 +76,11 @@ static json_t *atlas_json(const struct report *r)
 			const struct report_cell *c = atlas_cell(r, sc, r->bodies[b], &i);
 			if (!c)
 				continue;
-			json_array_append_new(cells, json_pack("{s:s,s:s,s:o,s:o,s:o,s:b,s:b,s:i,s:i,s:o}",
+			json_array_append_new(cells, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:b,s:b,s:i,s:i,s:o}",
 				"scenario", sc->name, "workload", c->body, "ratio", report_ci_json(&c->ratio),
 				"mbps", report_ci_json(&c->mbps),
 				"ci_halfwidth", report_num_json(estimate_ci_rel_halfwidth(&c->ratio)),
+				"noise_sd", report_num_json(c->noise_sd),
 				"wide_ci", atlas_wide(r, c), "excludes_1", estimate_ci_excludes(&c->ratio, 1.0),
 				"trials_ok", c->nok, "trials_failed", c->nfail,
 				"error", c->error ? json_string(c->error) : json_null()));
@@ -95,7 +96,9 @@ static json_t *atlas_json(const struct report *r)
 		"baseline", "none",
 		"ratio", "median of per-round ratios of page Mbps to 'none' with the same workload (the "
 			 "geometric mean of 'none' and 'none#2' where both ran; 'none#2' itself to 'none'); "
-			 "percentile bootstrap CI over rounds; below 1 is slower",
+			 "percentile bootstrap CI over rounds, widened to no narrower than the normal-theory "
+			 "CI of a median whose log per-round ratios scatter by noise_sd, their SD pooled "
+			 "over the workload's cells; below 1 is slower",
 		"scenarios", rows, "workloads", bodies, "cells", cells, "environment", r->env,
 		"samples", "report.json");
 }
@@ -209,7 +212,8 @@ static int atlas_html(const struct report *r, const struct report_view *v, const
 	fprintf(f, " (%lld CPUs); load average %.1f at the start, %.1f at the end.</p>\n"
 		"<p>Each cell: the workload's throughput with the scenario's commands sent before the "
 		"page loads, as a ratio to Chromium with no debugger (the median of per-round ratios; "
-		"in brackets its 95%% bootstrap CI). Red is slower, blue faster; hatched, marked ~: the "
+		"in brackets its 95%% bootstrap CI, no narrower than the scatter of the workload's "
+		"cells allows). Red is slower, blue faster; hatched, marked ~: the "
 		"CI's half-width is over %.0f%%. <code>pageload</code> is a page of 200 small resources "
 		"timed from navigation to its load event; the others are transfers of one body. Hover a "
 		"cell for its details; every sample is in report.json, the figures in atlas.json.</p>\n",

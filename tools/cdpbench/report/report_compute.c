@@ -49,6 +49,48 @@ static double *baseline_values(const struct report *r, const struct report_cell 
 	return b;
 }
 
+/* Widens the ratio CI of every cell with body to its workload's noise: the
+ * within-cell variance of log per-round ratios, pooled over the body's
+ * cells (estimate_variance_split). The cells of one workload are measured
+ * alike against one baseline, so their pooled scatter is known far better
+ * than one cell's of a few rounds, whose bootstrap interval is narrow
+ * whenever its rounds happen to agree (tools/cdpbench/README.md, "Why the
+ * CIs are widened"). */
+static void pool_noise(struct report *r, const char *body)
+{
+	size_t cap = 0, nx = 0, ng = 0, *len = xcalloc(r->ncells + 1, sizeof *len);
+	double *x = NULL;
+	struct estimate_split split;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+		size_t n, nb;
+		double *a, *b;
+
+		if (c->baseline < 0 || strcmp(c->body, body))
+			continue;
+		a = measured(r, c, &n);
+		b = baseline_values(r, c, &nb);
+		if (nx + n > cap)
+			x = xrealloc(x, (cap = 2 * (nx + n)) * sizeof *x);
+		for (size_t k = 0; k < n; k++)
+			x[nx++] = a[k] > 0 && b[k] > 0 ? log(a[k] / b[k]) : NAN;
+		len[ng++] = n;
+		free(a);
+		free(b);
+	}
+	estimate_variance_split(x, len, ng, &split);
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+		if (c->baseline < 0 || strcmp(c->body, body))
+			continue;
+		c->noise_sd = sqrt(split.within);
+		estimate_ci_widen(&c->ratio, c->noise_sd);
+	}
+	free(len);
+	free(x);
+}
+
 /* The error's message from a failed command's {"code","message"} text (cut at
  * 300 bytes by cdp.c, so perhaps not JSON: then the text itself). */
 static void error_message(const char *text, char *out, size_t len)
@@ -156,6 +198,7 @@ void report_compute(struct report *r)
 			find_cell(r, "none#2", c->body) : -1;
 		c->aa_cell = c->sc->aa_with[0] ? find_cell(r, c->sc->aa_with, c->body) : -1;
 		c->ratio = (struct estimate_ci){ NAN, NAN, NAN, 0 };
+		c->noise_sd = NAN;
 		c->aa = c->ratio;
 		if (c->baseline >= 0) {
 			b = baseline_values(r, c, &nb);
@@ -169,6 +212,8 @@ void report_compute(struct report *r)
 		}
 		free(a);
 	}
+	for (size_t b = 0; r->pool_noise && b < r->nbodies; b++)
+		pool_noise(r, r->bodies[b]);
 	report_precision(r);
 	json_decref(r->findings);
 	r->findings = report_findings(r);

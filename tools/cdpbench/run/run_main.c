@@ -376,6 +376,10 @@ int run_main(int argc, char **argv)
 	env.replays = cfg.replays;
 	env.policies = cfg.policies;
 	rep.notes = json_array();
+	if (atlas)
+		json_array_append_new(rep.notes, json_string(
+			"every ratio's CI is widened to no narrower than a median of its rounds can be when "
+			"they scatter as its workload's cells do, pooled (atlas.json's noise_sd)"));
 	if (!scen_spec && atlas) {
 		lenient_scenarios(&scen, mode == &mode_atlas_quick ? scenario_atlas_quick_spec :
 				  scenario_atlas_spec, &env, rep.notes);
@@ -458,6 +462,7 @@ int run_main(int argc, char **argv)
 	rep.scenarios = &scen;
 	rep.bodies = bodies;
 	rep.nbodies = nbodies;
+	rep.pool_noise = atlas;
 	t0 = util_mono_us();
 	matrix_run(&rep, ctx, sink.port, t_start, stop);
 	json_object_set_new(rep.env, "load_average_end", report_load_average());
