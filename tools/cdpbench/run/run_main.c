@@ -47,7 +47,7 @@ struct mode {
  * with one) and measured ones to 300 ms: a
  * fresh browser's start keeps its CPU busy for about a second and its first
  * transfers run slow; a second of warm-up halves u8's and blob's
- * trial-to-trial spread (README, "What the defaults are chosen by"). */
+ * trial-to-trial spread (README, "Why the defaults are what they are"). */
 #define WARMUP_MS 1000   /* the default's, and the atlas's */
 static const struct mode mode_default = { "u8,blob", 4, 4, 0, 2, 300, 300, WARMUP_MS };
 /* The default matrix alone adds download, with only some scenarios (scenario.c). */
