@@ -155,6 +155,14 @@ test('cdpbench --atlas --quick: every cell, a well-formed heatmap, an offline pa
         `${c.scenario} round ${s.round}: page ${s.page_bytes} bytes, sink ${s.sink_bytes}`);
     }
   }
+  // Each round ran workload by workload: a workload's trials one after another.
+  assert.equal(atlas.config.by_workload, true, 'atlas.json says the rounds ran by workload');
+  for (let k = 0; k < atlas.config.measured_rounds; k++) {
+    const seq = rep.cells.flatMap((c) => c.samples.filter((s) => s.round === k).map((s) => ({ at: s.position, body: c.body })))
+      .sort((a, b) => a.at - b.at).map((x) => x.body);
+    const runs = seq.filter((b, i) => i === 0 || b !== seq[i - 1]);
+    assert.equal(runs.length, new Set(seq).size, `round ${k}: each workload's trials together (${seq.join(' ')})`);
+  }
   const routed = rep.cells.find((x) => x.scenario === 'playwright-route' && x.body === 'pageload');
   for (const s of routed.samples) {
     assert.ok(s.detail.cdp.paused > 200, `the route paused every request (${s.detail.cdp.paused})`);

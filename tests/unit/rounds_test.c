@@ -117,5 +117,34 @@ int main(void)
 		ok(n == 3 && order[0] == NONE && order[1] == ATTACH && order[2] == NONE2,
 		   "unshuffled: even rounds as listed");
 	}
+
+	/* Blocks (the atlas's workloads): each block's cells run one after
+	 * another, and both the blocks' order and the order within a block
+	 * change from round to round. */
+	{
+		enum { NB = 9 };
+		static const size_t block[NB] = { 0, 1, 2, 0, 1, 2, 0, 1, 2 };
+		struct rounds_job job = { .ncells = NB, .shuffle = 1, .seed = ESTIMATE_SEED, .block = block };
+		int all[NB], together = 1, perm = 1, firsts = 0, leads = 0;
+		size_t order[NB];
+
+		for (int i = 0; i < NB; i++)
+			all[i] = 1;
+		for (int round = 0; round < 300; round++) {
+			int seen[NB] = { 0 }, done[3] = { 0 };
+			size_t got = round_order(&job, all, round, order);
+			perm &= got == NB;
+			for (size_t k = 0; k < got; k++) {
+				perm &= !seen[order[k]]++;
+				if (k && block[order[k]] != block[order[k - 1]])
+					done[block[order[k - 1]]] = 1;
+				together &= !done[block[order[k]]];
+			}
+			firsts |= 1 << block[order[0]];
+			leads |= 1 << (order[0] / 3);
+		}
+		ok(perm && together, "with blocks, each round runs every cell once, a block's cells together");
+		ok(firsts == 7 && leads == 7, "every block leads some round, and every cell leads its block's run");
+	}
 	return tap_done();
 }

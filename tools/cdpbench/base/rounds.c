@@ -29,11 +29,33 @@ static double since_s(uint64_t t0_us)
 	return (double)(util_mono_us() - t0_us) / 1e6;
 }
 
+/* Reorders order[0..n) so that each block's cells run one after another:
+ * the blocks in the order their first cells come, the cells of each in
+ * theirs. */
+static void group_blocks(const size_t *block, size_t *order, size_t n)
+{
+	size_t *out = xmalloc((n ? n : 1) * sizeof *out), o = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t m = 0;
+		while (m < o && block[out[m]] != block[order[k]])
+			m++;
+		if (m < o)
+			continue;   /* its block is out already */
+		for (size_t p = k; p < n; p++)
+			if (block[order[p]] == block[order[k]])
+				out[o++] = order[p];
+	}
+	memcpy(order, out, n * sizeof *out);
+	free(out);
+}
+
 /* The wanted cells of a round in the order they run; their count. Shuffled
  * with the seed and the round's number (j->shuffle), so no cell always runs
  * next to the same neighbours or at the same point of a round (a fixed
  * order showed as an A/A pair's second half below its first in 7 of 9 runs);
- * the same seed gives the same orders. Else every other round backwards. */
+ * the same seed gives the same orders; with blocks, each block's cells
+ * together (group_blocks). Else every other round backwards. */
 static size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order)
 {
 	struct estimate_rng rng;
@@ -56,6 +78,8 @@ static size_t round_order(const struct rounds_job *j, const int *want, int round
 		order[k - 1] = order[x];
 		order[x] = t;
 	}
+	if (j->block)
+		group_blocks(j->block, order, n);
 	return n;
 }
 

@@ -22,6 +22,9 @@ struct rounds_job {
 	int warmup, fixed;          /* warm-up rounds; the rounds asked for, warm-up included */
 	int shuffle;                /* each round in its own order, from seed and the round; */
 	uint64_t seed;              /* else every other round backwards */
+	const size_t *block;        /* with shuffle, each cell's block, or NULL: a round runs
+				       a block's cells one after another (the blocks, and the
+				       cells in each, in shuffled order) */
 	double budget_s;            /* > 0: past the fixed rounds the line shows the budget left */
 	/* Marks in want[] the cells round `round` runs; 0 to stop (with
 	 * stopped_because). NULL: every cell in the fixed rounds, then stop. */

@@ -86,13 +86,13 @@ static json_t *atlas_json(const struct report *r)
 				"error", c->error ? json_string(c->error) : json_null()));
 		}
 	}
-	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:{s:f,s:i,s:i,s:f,s:I},s:s,s:s,s:o,s:o,s:o,s:O,s:s}",
+	return json_pack("{s:s,s:i,s:s,s:f,s:b,s:{s:f,s:i,s:i,s:f,s:I,s:b},s:s,s:s,s:o,s:o,s:o,s:O,s:s}",
 		"tool", "cdpbench atlas", "version", 1, "started", r->started, "wall_seconds", r->wall_s,
 		"interrupted", r->interrupted,
 		"config", "mib", (double)cfg->bytes / (1 << 20),
 		"measured_rounds", bench_measured_rounds(cfg, r->rounds_run),
 		"warmup_rounds", cfg->warmup_rounds, "target_ci", cfg->target_ci,
-		"order_seed", (json_int_t)cfg->order_seed,
+		"order_seed", (json_int_t)cfg->order_seed, "by_workload", cfg->by_body,
 		"baseline", "none",
 		"ratio", "median of per-round ratios of page Mbps to 'none' with the same workload (the "
 			 "geometric mean of 'none' and 'none#2' where both ran; 'none#2' itself to 'none'); "

@@ -222,13 +222,18 @@ void matrix_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 	const struct bench_config *cfg = r->cfg;
 	struct matrix m = { r, ctx, sink_port, xcalloc(r->ncells, sizeof *m.keep),
 			    cfg->warmup_rounds + cfg->rounds };
+	size_t *body = xcalloc(r->ncells + 1, sizeof *body);
 	struct rounds_job j = {
 		.who = "cdpbench", .ncells = r->ncells, .warmup = cfg->warmup_rounds,
 		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->order_seed,
-		.budget_s = cfg->budget_s,
+		.block = cfg->by_body ? body : NULL, .budget_s = cfg->budget_s,
 		.plan = matrix_plan, .name = matrix_name, .run = matrix_run_cell, .arg = &m, .stop = stop,
 	};
 
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t b = 0; b < r->nbodies; b++)
+			if (!strcmp(r->cells[i].body, r->bodies[b]))
+				body[i] = b;
 	r->rounds_run = rounds_drive(&j, t0_us);
 	r->stopped_because = j.stopped_because;
 	/* the round under way when interrupted is left out */
@@ -237,4 +242,5 @@ void matrix_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 		memset(&r->cells[i].samples[r->rounds_run], 0, sizeof r->cells[i].samples[0]);
 	}
 	free(m.keep);
+	free(body);
 }

@@ -462,7 +462,7 @@ int run_main(int argc, char **argv)
 	rep.scenarios = &scen;
 	rep.bodies = bodies;
 	rep.nbodies = nbodies;
-	rep.pool_noise = atlas;
+	rep.pool_noise = cfg.by_body = atlas;
 	t0 = util_mono_us();
 	matrix_run(&rep, ctx, sink.port, t_start, stop);
 	json_object_set_new(rep.env, "load_average_end", report_load_average());
