@@ -25,7 +25,9 @@ struct bench_config {
 	int warmup_ms;                   /* then more, until this much warm-up time */
 	int rounds, warmup_rounds;       /* measured rounds (the fewest, with a budget), and
 	                                    discarded ones first */
-	int by_body;                     /* a round runs each body's cells together (the atlas) */
+	int by_workload;                 /* the atlas: a round runs each body's cells together,
+					    and no ratio CI is narrower than its body's cells'
+					    pooled noise allows (report_compute.c) */
 	double budget_s;                 /* > 0: add rounds until target_ci or this is spent */
 	double target_ci;                /* a ratio's CI within +-this of its point (0.1) */
 	int trial_timeout_s;             /* 0: from the size */

@@ -48,7 +48,7 @@ struct report_cell {
 	struct estimate_ci mbps, sink_mbps;
 	struct estimate_ci ratio;        /* paired, to "none" with the same body (and its
 					    A/A repeat: the round's geometric mean of both) */
-	double noise_sd;                 /* pool_noise: the SD of log per-round ratios pooled
+	double noise_sd;                 /* cfg->by_workload: the SD of log per-round ratios pooled
 					    over its workload's cells (NaN otherwise) */
 	struct estimate_ci aa;           /* paired, to sc->aa_with with the same body */
 	int baseline, baseline2, aa_cell; /* those cells' indexes (none, none#2), or -1 */
@@ -84,8 +84,6 @@ struct report {
 	const char *stopped_because;     /* why no more rounds ran (matrix.c) */
 	double wall_s;
 	int interrupted;
-	int pool_noise;                  /* the atlas: no ratio CI narrower than its workload's
-					    pooled noise allows (report_compute.c) */
 	json_t *env;                     /* report_environment */
 	json_t *notes;                   /* strings: what was left out and why */
 	json_t *findings;                /* strings, from report_findings */

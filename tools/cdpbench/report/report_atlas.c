@@ -92,7 +92,7 @@ static json_t *atlas_json(const struct report *r)
 		"config", "mib", (double)cfg->bytes / (1 << 20),
 		"measured_rounds", bench_measured_rounds(cfg, r->rounds_run),
 		"warmup_rounds", cfg->warmup_rounds, "target_ci", cfg->target_ci,
-		"order_seed", (json_int_t)cfg->order_seed, "by_workload", cfg->by_body,
+		"order_seed", (json_int_t)cfg->order_seed, "by_workload", cfg->by_workload,
 		"baseline", "none",
 		"ratio", "median of per-round ratios of page Mbps to 'none' with the same workload (the "
 			 "geometric mean of 'none' and 'none#2' where both ran; 'none#2' itself to 'none'); "

@@ -212,7 +212,7 @@ void report_compute(struct report *r)
 		}
 		free(a);
 	}
-	for (size_t b = 0; r->pool_noise && b < r->nbodies; b++)
+	for (size_t b = 0; r->cfg->by_workload && b < r->nbodies; b++)
 		pool_noise(r, r->bodies[b]);
 	report_precision(r);
 	json_decref(r->findings);

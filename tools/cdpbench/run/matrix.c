@@ -226,7 +226,7 @@ void matrix_run(struct report *r, struct lws_context *ctx, int sink_port, uint64
 	struct rounds_job j = {
 		.who = "cdpbench", .ncells = r->ncells, .warmup = cfg->warmup_rounds,
 		.fixed = cfg->warmup_rounds + cfg->rounds, .shuffle = 1, .seed = cfg->order_seed,
-		.block = cfg->by_body ? body : NULL, .budget_s = cfg->budget_s,
+		.block = cfg->by_workload ? body : NULL, .budget_s = cfg->budget_s,
 		.plan = matrix_plan, .name = matrix_name, .run = matrix_run_cell, .arg = &m, .stop = stop,
 	};
 

@@ -372,6 +372,7 @@ int run_main(int argc, char **argv)
 	/* --rounds N alone fixes the count; --budget adds rounds after them. */
 	cfg.budget_s = budget >= 0 ? budget : rounds > 0 ? 0 : mode->budget_s;
 	cfg.target_ci = target;
+	cfg.by_workload = atlas;
 	bench_find_dirs(&cfg);
 	env.replays = cfg.replays;
 	env.policies = cfg.policies;
@@ -462,7 +463,6 @@ int run_main(int argc, char **argv)
 	rep.scenarios = &scen;
 	rep.bodies = bodies;
 	rep.nbodies = nbodies;
-	rep.pool_noise = cfg.by_body = atlas;
 	t0 = util_mono_us();
 	matrix_run(&rep, ctx, sink.port, t_start, stop);
 	json_object_set_new(rep.env, "load_average_end", report_load_average());
