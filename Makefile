@@ -41,19 +41,22 @@ VERSION_SRC := $(shell grep -l CDPPROXY_VERSION $(wildcard proxy/*/*.c tools/*/*
 # the layers below it, nothing else, so a wrong #include does not compile:
 #   base -> cdp (pure protocol knowledge) -> obs (log, stats) -> core (messages)
 #   base -> chromium (starting and reading Chromium)
-#   core, chromium -> loop (the lws context) -> legs: ws, pipe, http
-#   legs -> wrapper (cdpproxy-chromium) -> app (the two programs' main()s)
-LAYERS      := base cdp obs core chromium loop ws pipe http wrapper app
+#   core, chromium -> loop (the lws context) -> the legs (ws, pipe, http, ...)
+#   legs -> legs/ (their registration) -> wrapper (cdpproxy-chromium) -> app
+# A leg is any other folder of proxy/: each sees the loop and below, and
+# itself; a new one needs no line here (proxy/legs/legs.c registers it).
+NOT_LEGS    := base cdp obs core chromium loop legs wrapper app
+LEGS        := $(sort $(filter-out $(NOT_LEGS),$(notdir $(patsubst %/,%,$(wildcard proxy/*/)))))
+LAYERS      := base cdp obs core chromium loop $(LEGS) legs wrapper app
 SEES_base   := base
 SEES_cdp    := $(SEES_base) cdp
 SEES_obs    := $(SEES_cdp) obs
 SEES_core   := $(SEES_obs) core
 SEES_chromium := base chromium
 SEES_loop   := $(SEES_core) chromium loop
-SEES_ws     := $(SEES_core) chromium loop ws
-SEES_pipe   := $(SEES_core) pipe
-SEES_http   := $(SEES_core) chromium loop http
-SEES_wrapper := $(SEES_core) chromium loop ws pipe http wrapper
+$(foreach l,$(LEGS),$(eval SEES_$(l) := $$(SEES_loop) $(l)))
+SEES_legs   := $(SEES_loop) $(LEGS) legs
+SEES_wrapper := $(SEES_legs) wrapper
 SEES_app    := $(LAYERS)
 sees    = $(addprefix -Iproxy/,$(SEES_$(1)))
 # Tools and tests see every layer.

@@ -10,11 +10,9 @@
 
 #include "cli.h"
 #include "datadir.h"
-#include "http.h"
+#include "legs.h"
 #include "proxy.h"
-#include "route.h"
 #include "util.h"
-#include "ws.h"
 
 static volatile int stop, reload;
 static struct proxy px;
@@ -110,7 +108,7 @@ static void on_wake(struct proxy *p)
 		return;
 	}
 	print_warnings(pol);
-	route_set_policy(&p->core, pol, "SIGHUP");
+	proxy_set_policy(p, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
 		(unsigned long long)p->core.policy_gen);
 }
@@ -338,7 +336,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 int main(int argc, char **argv)
 {
 	struct proxy_config cfg = {
-		.legs = { &http_leg, &ws_leg },
+		.legs = legs_all,
 		.listen_host = "127.0.0.1", .listen_port = 9223,
 		.upstream_host = "127.0.0.1", .upstream_port = 9222,
 		.max_message = 256ull << 20, .queue_bytes = 16ull << 20, .max_connections = 256,

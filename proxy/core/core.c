@@ -115,11 +115,12 @@ void core_read_clock(struct core *core, const void *token)
 	core->read_wall_us = mono + core->wall_minus_mono_us;
 }
 
-void core_conn_init(struct core *core, struct core_conn *cc, const struct core_leg_ops *ops,
+void core_conn_init(struct core *core, struct core_conn *cc, const struct leg_ops *ops,
 		    const char *path)
 {
 	cc->core = core;
 	cc->ops = ops;
+	cc->reading[DOWN] = cc->reading[UP] = 1;
 	cc->id = ++core->next_conn_id;
 	cc->path = xstrdup(path);
 	cc->next_proxy_id = PROXY_ID_BASE;
@@ -139,6 +140,11 @@ void core_conn_free(struct core_conn *cc)
 	while (*pp != cc)
 		pp = &(*pp)->next;
 	*pp = cc->next;
+	for (pp = &cc->core->dirty; cc->dirty && *pp; pp = &(*pp)->next_dirty)
+		if (*pp == cc) {
+			*pp = cc->next_dirty;
+			break;
+		}
 	cc->core->conns_open--;
 	for (int s = DOWN; s <= UP; s++)
 		queue_clear(&cc->out[s]);
@@ -179,13 +185,21 @@ static void pause_if_full(struct core_conn *cc, enum side to, enum side producer
 {
 	if (producer <= UP && cc->out[to].bytes > cc->core->queue_bytes &&
 	    !(cc->paused_by[producer] & 1u << to)) {
-		int was = core_paused(cc, producer);
-		cc->paused_by[producer] |= 1u << to;
-		if (!was) {
+		if (!core_paused(cc, producer))
 			cc->core->pauses[producer]++;
-			cc->ops->reading(cc, producer, 0);
-		}
+		cc->paused_by[producer] |= 1u << to;
 	}
+}
+
+void core_dirty(struct core_conn *cc, enum side s)
+{
+	/* Written when this round of the event loop is over (leg_round), with
+	 * whatever else the round queued: no extra round, and one write for many. */
+	if (!cc->dirty) {
+		cc->next_dirty = cc->core->dirty;
+		cc->core->dirty = cc;
+	}
+	cc->dirty |= 1u << s;
 }
 
 void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer)
@@ -195,7 +209,7 @@ void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side p
 		return;
 	}
 	queue_push(&cc->out[to], m);
-	cc->ops->queued(cc, to);
+	core_dirty(cc, to);
 	pause_if_full(cc, to, producer);
 }
 
@@ -209,14 +223,14 @@ void core_stream_begin(struct core_conn *cc, enum side to, struct msg *m)
 	scan_stream_init(&cc->cut_scan[to], CUT_SCAN_MIN);
 	scan_stream_feed(&cc->cut_scan[to], (const char *)MSG_DATA(m), m->len);
 	queue_push(&cc->out[to], m);
-	cc->ops->queued(cc, to);
+	core_dirty(cc, to);
 }
 
 void core_stream_grew(struct core_conn *cc, enum side to, struct msg *m, size_t old_cost)
 {
 	cc->out[to].bytes += msg_cost(m) - old_cost;
 	scan_stream_feed(&cc->cut_scan[to], (const char *)MSG_DATA(m), m->len);
-	cc->ops->queued(cc, to);
+	core_dirty(cc, to);
 }
 
 void core_stream_end(struct core_conn *cc, enum side to, enum side producer)
@@ -224,24 +238,13 @@ void core_stream_end(struct core_conn *cc, enum side to, enum side producer)
 	pause_if_full(cc, to, producer);
 }
 
-/* out[s] has drained to half the budget: resume the sides it held. */
-static void resume_drained(struct core_conn *cc, enum side s)
+void core_drained(struct core_conn *cc, enum side s)
 {
+	/* out[s] has drained to half the budget: the sides it held go on. */
 	if (cc->out[s].bytes > cc->core->queue_bytes / 2)
 		return;
-	for (int p = DOWN; p <= UP; p++) {
-		if (!(cc->paused_by[p] & 1u << s))
-			continue;
+	for (int p = DOWN; p <= UP; p++)
 		cc->paused_by[p] &= ~(1u << s);
-		if (!cc->paused_by[p])
-			cc->ops->reading(cc, (enum side)p, 1);
-	}
-}
-
-void core_written(struct core_conn *cc, enum side s)
-{
-	msg_free(queue_pop(&cc->out[s]));
-	resume_drained(cc, s);
 }
 
 void core_shut(struct core_conn *cc, enum side s, int drop)
@@ -250,7 +253,7 @@ void core_shut(struct core_conn *cc, enum side s, int drop)
 	if (!drop)
 		return;
 	queue_clear(&cc->out[s]);
-	resume_drained(cc, s);
+	core_drained(cc, s);
 }
 
 char *core_metrics_text(const struct core *core, size_t *len)

@@ -38,6 +38,8 @@ struct core {
 	uint64_t marks;               /* CDPProxy.mark records written */
 	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
 	struct core_conn *conns;      /* live connections, newest first */
+	struct core_conn *dirty;      /* those with messages queued this round (leg_round) */
+	uint64_t max_message;         /* the largest message either way (too_large records) */
 	uint64_t next_conn_id, conns_total;
 	unsigned conns_open;
 	uint64_t pauses[2];           /* times reading side s was paused (budget) */
@@ -49,26 +51,22 @@ struct core {
 	uint64_t wall_minus_mono_us, wall_synced_us;
 };
 
-struct core_conn;
-
-/* What the core asks of a connection's legs. */
-struct core_leg_ops {
-	/* Messages were queued for side s: write them (now or at the end of
-	 * the event loop's round). */
-	void (*queued)(struct core_conn *cc, enum side s);
-	/* Read side s again (on) or stop reading it (off): backpressure. */
-	void (*reading)(struct core_conn *cc, enum side s, int on);
-};
+struct leg_ops;
 
 /* One client connection: two legs and what flows between them. */
 struct core_conn {
 	struct core_conn *next;
 	struct core *core;
-	const struct core_leg_ops *ops;
+	const struct leg_ops *ops;    /* its leg's answers to the core's asks (leg.h) */
+	struct core_conn *next_dirty; /* on core->dirty: has writes this round */
+	unsigned dirty;               /* 1 << side: that side has them */
 	uint64_t id;
 	char *path;                   /* the target path (/devtools/browser/ID, ...) */
 	struct queue out[2];          /* out[s]: waiting to be written to side s */
 	unsigned paused_by[2];        /* side s is not read while out[q] is full: bit q */
+	struct msg *streaming[2];     /* the message side s cuts through (queued for !s), or NULL */
+	int held[2];                  /* side s is too far ahead of its writer (CORE_READ_AHEAD) */
+	int reading[2];               /* what the leg was last asked: side s is read (leg_ops.flow) */
 	int shut[2];                  /* nothing more is delivered to side s */
 	struct sessions sessions;
 	int64_t next_proxy_id;
@@ -112,7 +110,7 @@ static inline void core_new_round(struct core *core)
 
 /* Adds cc (zeroed by the caller, embedded in the leg's own struct) for a
  * connection to path. Call route_conn_opened once the legs are set. */
-void core_conn_init(struct core *core, struct core_conn *cc, const struct core_leg_ops *ops,
+void core_conn_init(struct core *core, struct core_conn *cc, const struct leg_ops *ops,
 		    const char *path);
 /* Removes cc and frees what it holds (not cc itself). */
 void core_conn_free(struct core_conn *cc);
@@ -129,9 +127,11 @@ void core_report_close(struct core_conn *cc, enum side s, const char *by, int co
 		       const char *reason);
 /* A message from side `from` of at least `bytes` is over the limit `max`. */
 void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes, uint64_t max);
-/* Queues m for side `to`, and pauses reading side `producer` (the side
- * whose message made it) while out[to] is over the core's byte budget.
- * Dropped when side `to` is shut. Takes m. */
+/* Queues m for side `to` (written at the round's end: core->dirty), and
+ * pauses reading side `producer` (the side whose message made it) while
+ * out[to] is over the core's byte budget (paused_by: the leg is asked by
+ * leg.c once the report that queued it returns). Dropped when side `to` is
+ * shut. Takes m. */
 void core_enqueue(struct core_conn *cc, enum side to, struct msg *m, enum side producer);
 /* Cut through (route_begin): m, whose first bytes are in, is queued for
  * side `to` now; the leg reading it goes on filling it, and it is written
@@ -161,9 +161,11 @@ static inline int core_read_ahead_hold(size_t unsent, int held)
 {
 	return unsent > (held ? CORE_READ_AHEAD / 2 : CORE_READ_AHEAD);
 }
-/* The head of out[s] is written: takes it off and frees it, and resumes
+/* Side s has writes: cc goes on core->dirty (leg_round writes them). */
+void core_dirty(struct core_conn *cc, enum side s);
+/* Messages went from out[s] (its leg took them off as written): resumes
  * the sides that waited for out[s] to drain to half the budget. */
-void core_written(struct core_conn *cc, enum side s);
+void core_drained(struct core_conn *cc, enum side s);
 /* Nothing more goes to side s: later messages are dropped, and with drop
  * what is queued for it too (it is gone) rather than left to be written. */
 void core_shut(struct core_conn *cc, enum side s, int drop);

@@ -27,6 +27,11 @@ struct msg *queue_pop(struct queue *q)
 	return m;
 }
 
+void queue_free_head(struct queue *q)
+{
+	msg_free(queue_pop(q));
+}
+
 void queue_clear(struct queue *q)
 {
 	struct msg *m;

@@ -15,6 +15,8 @@ struct queue {
 void queue_push(struct queue *q, struct msg *m);
 /* Takes the head off q and returns it (NULL when empty). */
 struct msg *queue_pop(struct queue *q);
+/* Takes the head off q and frees it: a leg wrote it. */
+void queue_free_head(struct queue *q);
 void queue_clear(struct queue *q);
 
 #endif

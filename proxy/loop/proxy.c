@@ -9,7 +9,9 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "leg.h"
 #include "listen.h"
+#include "route.h"
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* browser watch and live view period */
@@ -186,6 +188,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	if (lg && cfg->log_secrets)
 		log_show_secrets(lg);
 	core_init(&px->core, p, lg, cfg->queue_bytes);
+	px->core.max_message = cfg->max_message;
 	px->core.policy_dir = cfg->policy_dir;
 	px->core.selfdomain = !cfg->no_control_domain;
 	tail_init(&px->tail, TAIL_ENTRIES);
@@ -239,10 +242,21 @@ void proxy_run(struct proxy *px, volatile int *stop)
 				break;
 			}
 		}
+		leg_round(&px->core);
 		each_leg(px, l)
 			if ((*l)->round)
 				(*l)->round(px);
 	}
+}
+
+void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
+{
+	route_set_policy(&px->core, p, source);
+}
+
+char *proxy_metrics_text(struct proxy *px, size_t *len)
+{
+	return core_metrics_text(&px->core, len);
 }
 
 #define STOP_GRACE_US 1000000

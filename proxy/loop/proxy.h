@@ -22,8 +22,8 @@ struct proxy_leg {
 	/* Its lws protocols, ended by one with a NULL name. The first leg's
 	 * first protocol serves HTTP (lws gives it accepted connections). */
 	const struct lws_protocols *protocols;
-	/* After each round of the loop, the log written: write what the round
-	 * queued. */
+	/* After each round of the loop, once the log is written and the core
+	 * has written what the round queued (leg_round). */
 	void (*round)(struct proxy *px);
 	/* Every tick of the loop (200 ms). */
 	void (*tick)(struct proxy *px);
@@ -37,10 +37,8 @@ struct proxy_leg {
 	int (*settled)(struct proxy *px, uint64_t quiet_us);
 };
 
-#define PROXY_LEGS_MAX 4
-
 struct proxy_config {
-	const struct proxy_leg *legs[PROXY_LEGS_MAX + 1];  /* NULL-ended */
+	const struct proxy_leg *const *legs;  /* NULL-ended: every leg (legs.h, legs_all) */
 	char listen_host[128];
 	int listen_port;              /* 0: any free port */
 	char upstream_host[128];
@@ -115,6 +113,13 @@ char *proxy_request_target(struct proxy *px, struct lws *wsi);
  * each as lws decoded it): 1 one is right, -1 there are some and none is,
  * 0 there is none. */
 int proxy_query_token(struct lws *wsi, const char *token);
+
+/* Makes p (taken) the policy, logs it, and brings every live session in
+ * line with it (route_set_policy). source says how ("SIGHUP", "PUT"). */
+void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
+/* Everything /proxy/metrics says, as Prometheus text (core_metrics_text):
+ * a new buffer of *len bytes, NUL-terminated. */
+char *proxy_metrics_text(struct proxy *px, size_t *len);
 
 /* Hands the allowed WebSocket upgrade on wsi to the leg that takes it
  * (proxy_leg's upgrade): what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns;

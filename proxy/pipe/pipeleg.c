@@ -80,9 +80,12 @@ static void split(struct pipeleg *l, size_t old_len)
 		} else if (len > l->max_message) {
 			refuse(l, len);
 		} else {
+			struct msg *m = msg_new(len);
+			memcpy(MSG_DATA(m), l->in + start, len);
+			m->len = len;
 			l->msgs_in++;
 			l->bytes_in += len;
-			l->ops->deliver(l->ctx, l->side, l->in + start, len);
+			l->ops->deliver(l->ctx, l->side, m);
 		}
 		l->rx_asked = 0;
 		start = pos = (size_t)(nul - l->in) + 1;
@@ -120,7 +123,7 @@ static void offer(struct pipeleg *l)
 	m = msg_new(room_for(l, l->in_len, l->in_len));
 	memcpy(MSG_DATA(m), l->in, l->in_len);
 	m->len = l->in_len;
-	if ((rc = l->ops->begin(l->ctx, l->side, m)) <= 0) {
+	if ((rc = l->ops->begin(l->ctx, l->side, m, 0)) <= 0) {
 		msg_free(m);
 		l->rx_asked = rc == 0;
 		return;
@@ -186,7 +189,7 @@ static ssize_t read_rx(struct pipeleg *l)
 		l->bytes_in += m->len;
 		m->want = m->len;
 		l->ops->grew(l->ctx, l->side, m, old_cost);
-		l->ops->end(l->ctx, l->side, m);
+		l->ops->deliver(l->ctx, l->side, m);
 	}
 	if (l->in_cap < rest) {
 		l->in = xrealloc(l->in, rest);
@@ -277,7 +280,7 @@ int pipeleg_write(struct pipeleg *l, struct queue *q, char *err, size_t errlen)
 					 l->head_sent);
 				return -1;
 			}
-			l->ops->written(l->ctx, l->side);
+			queue_free_head(q);
 			continue;
 		}
 		if (!msg_whole(m) && l->head_sent == m->len)
@@ -317,7 +320,7 @@ int pipeleg_write(struct pipeleg *l, struct queue *q, char *err, size_t errlen)
 			n -= (ssize_t)left;
 			l->head_sent = 0;
 			l->msgs_out++;
-			l->ops->written(l->ctx, l->side);
+			queue_free_head(q);
 		}
 	}
 	return 1;

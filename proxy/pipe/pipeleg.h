@@ -12,26 +12,25 @@
 #include "queue.h"
 
 /* What a leg hands up. side is the caller's tag for the leg (pipeleg_init),
- * opaque here: the core's enum side. */
+ * opaque here: the core's enum side. deliver, begin and grew are the leg
+ * contract's reports as they are (leg.h: leg_deliver, leg_begin, leg_grew,
+ * with ctx the core connection). */
 struct pipeleg_ops {
-	/* A whole message (without its NUL), valid during the call only. */
-	void (*deliver)(void *ctx, int side, const char *buf, size_t len);
-	/* A message longer than max_message was refused: bytes were discarded,
-	 * from its start up to its NUL (or to the end of input). */
-	void (*refused)(void *ctx, int side, uint64_t bytes);
-	/* The head of the queue being written is written whole (its NUL too). */
-	void (*written)(void *ctx, int side);
+	/* A whole message (without its NUL), taken; or one begin took, whole
+	 * now (m->want == m->len), the queue's still. */
+	void (*deliver)(void *ctx, int side, struct msg *m);
 	/* Cut through (optional, NULL: never): a message with no NUL yet of
-	 * which m->len bytes (over cut_min) are in. 1: taken, queued for the
-	 * other side now (m->want is SIZE_MAX: its length is not known): the
-	 * leg goes on filling it (grew), sets want to its length at its NUL and
-	 * hands it to end. 0: no, deliver it whole. -1: ask again with more. */
-	int (*begin)(void *ctx, int side, struct msg *m);
+	 * which m->len bytes (over cut_min) are in (total: 0, not known). 1:
+	 * taken, queued for the other side now (m->want is SIZE_MAX): the leg
+	 * goes on filling it (grew), sets want to its length at its NUL and
+	 * hands it to deliver. 0: no, deliver it whole. -1: ask again with more. */
+	int (*begin)(void *ctx, int side, struct msg *m, uint64_t total);
 	/* More of a message begin took is in (old_cost: its memory before), or
 	 * it was cut (m->cut: it never will be whole): its writer is to run. */
 	void (*grew)(void *ctx, int side, struct msg *m, size_t old_cost);
-	/* A message begin took is whole (m->want == m->len), the queue's still. */
-	void (*end)(void *ctx, int side, struct msg *m);
+	/* A message longer than max_message was refused: bytes were discarded,
+	 * from its start up to its NUL (or to the end of input). */
+	void (*refused)(void *ctx, int side, uint64_t bytes);
 };
 
 struct pipeleg {
@@ -49,7 +48,8 @@ struct pipeleg {
 	struct msg *rx;               /* the cut-through message being read (the queue's) */
 	int rx_asked;                 /* begin said no to the message being read: not again */
 	int dropping;                 /* skipping the rest of a released one (pipeleg_rx_release) */
-	int hold;                     /* the owner's: read nothing now (pipeleg_read returns) */
+	int hold;                     /* the owner's: read nothing now (pipeleg_read returns;
+				       * leg_ops.flow) */
 	uint64_t msgs_in, bytes_in, msgs_out, bytes_out, refused, refused_bytes;
 };
 
@@ -65,8 +65,8 @@ void pipeleg_init(struct pipeleg *l, int side, int rfd, int wfd, uint64_t max_me
  * there is dropped, or cut, and counted as refused), -1 on an error (in
  * err). */
 int pipeleg_read(struct pipeleg *l, char *err, size_t errlen);
-/* Writes the messages of q, each with a NUL, as far as wfd takes them;
- * ops->written takes each one written whole off q. A cut-through message
+/* Writes the messages of q, each with a NUL, as far as wfd takes them,
+ * taking each one written whole off q (queue_free_head). A cut-through message
  * (msg.h: want) is written as far as its bytes have come, its NUL once it
  * is whole; nothing behind it goes before. One whose sender went (cut) is
  * dropped if none of it went, else the peer cannot be given a whole

@@ -20,13 +20,11 @@
 
 #include "access.h"
 #include "datadir.h"
-#include "http.h"
 #include "launch.h"
+#include "legs.h"
 #include "policy.h"
 #include "proxy.h"
-#include "route.h"
 #include "util.h"
-#include "ws.h"
 
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
 static int resolve_log(const char *v, char *out, size_t outlen, char *err, size_t errlen)
@@ -435,16 +433,16 @@ void wrapper_serve(struct wrapper *w, struct proxy *px)
 void wrapper_reload(struct wrapper *w, struct policy *p)
 {
 	(void)w;
-	route_set_policy(&served->core, p, "SIGHUP");
+	proxy_set_policy(served, p, "SIGHUP");
 	fprintf(stderr, "cdpproxy-chromium: policy %s (generation %llu)\n", p->name,
 		(unsigned long long)served->core.policy_gen);
 }
 
 int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
-			int upstream_port, const struct proxy_leg *mode_leg, char *err, size_t errlen)
+			int upstream_port, char *err, size_t errlen)
 {
 	struct proxy_config cfg = {
-		.legs = { &http_leg, &ws_leg, mode_leg },
+		.legs = legs_all,
 		.listen_host = "127.0.0.1", .listen_port = port, .upstream_host = "127.0.0.1",
 		.upstream_port = upstream_port, .max_connections = 256, .upstream_timeout = 10,
 	};

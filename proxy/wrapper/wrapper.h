@@ -105,13 +105,12 @@ struct proxy;
 /* Both modes serve through px: signals wake its loop (w->wake), and SIGHUP's
  * policy becomes its core's (wrapper_reload). */
 void wrapper_serve(struct wrapper *w, struct proxy *px);
-struct proxy_leg;
 /* Starts px as the wrapper's configuration asks (log, policy, limits),
  * listening on host:port (port -1: not at all) and forwarding to Chrome on
- * upstream_port, with the HTTP and WebSocket legs and mode_leg (the mode's
- * own, or NULL); w->cfg.policy is taken either way. 0, or -1 with err. */
+ * upstream_port, with every leg (legs.h); w->cfg.policy is taken either
+ * way. 0, or -1 with err. */
 int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, int port,
-			int upstream_port, const struct proxy_leg *mode_leg, char *err, size_t errlen);
+			int upstream_port, char *err, size_t errlen);
 /* Adds the admin listener (CDPPROXY_CONTROL) to px (none unset) and names
  * it on stderr. 0, or -1 with err (a port taken: no other is tried). */
 int wrapper_listen_admin(struct wrapper *w, struct proxy *px, char *err, size_t errlen);

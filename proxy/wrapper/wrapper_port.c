@@ -217,7 +217,7 @@ int wrapper_run_port(struct wrapper *w, char *err, size_t errlen)
 		wrapper_exit(w);
 	}
 
-	if (wrapper_proxy_start(w, &r.px, NULL, w->cfg.client_port, chrome_port, NULL, err, errlen) < 0) {
+	if (wrapper_proxy_start(w, &r.px, NULL, w->cfg.client_port, chrome_port, err, errlen) < 0) {
 		wrapper_kill(w);
 		launch_remove_dir(w->tmpdir);
 		return -1;

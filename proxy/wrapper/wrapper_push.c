@@ -231,7 +231,7 @@ void wrapper_push(struct wrapper *w, struct proxy *px)
 
 	if (!*w->cfg.pushgateway)
 		return;
-	body = core_metrics_text(&px->core, &len);
+	body = proxy_metrics_text(px, &len);
 	/* lws's own lines would be a second one for one failure. */
 	lws_set_log_level(0, NULL);
 	if (push_put(&w->cfg, body, len, err, sizeof err) < 0) {

@@ -1,14 +1,14 @@
 /* conn: one client connection on the WebSocket leg: the client's endpoint
- * (DOWN) and Chrome's (UP) around the core's connection. What an endpoint
- * reports (whole messages, pings, close frames, broken frames, messages
- * too large) goes to the core or to the other side; closes pass through
- * both ways; the pair is freed when both sides are gone. */
+ * (DOWN) and Chrome's (UP) around the core's connection. Messages go from
+ * an endpoint to the core straight through the leg contract (leg.h); what
+ * only this leg reports (pings, close frames, broken frames, messages too
+ * large) is handled here; closes pass through both ways; the pair is freed
+ * when both sides are gone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conn.h"
-#include "route.h"
 #include "util.h"
 
 /* Asks for side s to be closed with code and reason once what is queued for
@@ -18,7 +18,7 @@ void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *rea
 	if (c->gone[s] || c->closing[s])
 		return;
 	c->closing[s] = 1;
-	core_shut(&c->cc, s, 0);   /* what is queued goes first, then the close */
+	leg_shut(&c->cc, s, 0);   /* what is queued goes first, then the close */
 	wsleg_close_with(&c->leg[s], code, reason);
 	if (c->leg[s].wsi)
 		lws_callback_on_writable(c->leg[s].wsi);
@@ -40,10 +40,9 @@ static void release_streams(struct conn *c, enum side s)
 
 static void conn_free(struct conn *c)
 {
-	flush_forget(c);
 	for (int s = DOWN; s <= UP; s++)
 		wsleg_free(&c->leg[s]);
-	core_conn_free(&c->cc);
+	leg_conn_free(&c->cc);
 	free(c->up.head);   /* Chrome's answer, if it never came whole (upstream.c) */
 	lws_sul_cancel(&c->up_timer);
 	free(c);
@@ -71,8 +70,8 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	c->gone[s] = 1;
 	c->leg[s].wsi = NULL;
 	release_streams(c, s);
-	core_shut(&c->cc, s, 1);
-	core_report_close(&c->cc, s, by, code, reason);
+	leg_shut(&c->cc, s, 1);
+	leg_report_close(&c->cc, s, by, code, reason);
 	if (!c->gone[!s]) {
 		conn_close_side(c, !s, code, reason);
 		return;
@@ -80,33 +79,16 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	conn_free(c);
 }
 
-/* What the endpoints report (wsleg_ops). */
-static void conn_deliver(void *ctx, int side, struct msg *m)
-{
-	route_deliver(&((struct conn *)ctx)->cc, (enum side)side, m);
-}
-
-static int conn_begin(void *ctx, int side, struct msg *m, uint64_t total)
-{
-	return route_begin(&((struct conn *)ctx)->cc, (enum side)side, m, total);
-}
-
-static void conn_grew(void *ctx, int side, struct msg *m, size_t old_cost)
-{
-	struct conn *c = ctx;
-
-	core_stream_grew(&c->cc, (enum side)!side, m, old_cost);
-	flush_hold(c, (enum side)side);
-}
-
+/* What only this leg's endpoints report (wsleg_ops; ctx is the core
+ * connection, as the contract's reports take it). */
 static void conn_too_large(void *ctx, int side, uint64_t bytes, int whole)
 {
-	struct conn *c = ctx;
+	struct conn *c = conn_of(ctx);
 	uint64_t max = c->px->cfg.max_message;
 	char reason[100];
 
 	if (!whole) {
-		core_report_too_large(&c->cc, (enum side)side, bytes, max);
+		leg_too_large(&c->cc, (enum side)side, bytes);
 		return;
 	}
 	snprintf(reason, sizeof reason, "message over --max-message (%llu bytes)",
@@ -117,14 +99,13 @@ static void conn_too_large(void *ctx, int side, uint64_t bytes, int whole)
 
 static void conn_pong(void *ctx, int side, struct msg *m)
 {
-	/* The pinging side waits while its pongs fill its queue. */
-	core_enqueue(&((struct conn *)ctx)->cc, (enum side)side, m, (enum side)side);
+	leg_answer(ctx, (enum side)side, m);
 }
 
 /* The peer's close frame: pass its code and reason on to the other side. */
 static void conn_peer_close(void *ctx, int side, const unsigned char *in, size_t len)
 {
-	struct conn *c = ctx;
+	struct conn *c = conn_of(ctx);
 	enum side s = (enum side)side;
 	char reason[124] = "";
 	uint16_t code = LWS_CLOSE_STATUS_NO_STATUS;
@@ -146,18 +127,12 @@ static void conn_peer_close(void *ctx, int side, const unsigned char *in, size_t
  * the client, 1011 when it was Chrome (whose socket closes at once). */
 static void conn_broken(void *ctx, int side, const char *why)
 {
-	conn_close_side(ctx, DOWN, side == UP ? LWS_CLOSE_STATUS_UNEXPECTED_CONDITION :
+	conn_close_side(conn_of(ctx), DOWN, side == UP ? LWS_CLOSE_STATUS_UNEXPECTED_CONDITION :
 			LWS_CLOSE_STATUS_PROTOCOL_ERR, why);
 }
 
-static void conn_written(void *ctx, int side)
-{
-	core_written(&((struct conn *)ctx)->cc, (enum side)side);
-}
-
 static const struct wsleg_ops conn_ops = {
-	conn_deliver, conn_begin, conn_grew, conn_too_large, conn_pong, conn_peer_close, conn_broken,
-	conn_written
+	leg_deliver, leg_begin, leg_grew, conn_too_large, conn_pong, conn_peer_close, conn_broken
 };
 
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
@@ -166,14 +141,14 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 	struct conn *c = xcalloc(1, sizeof *c);
 
 	c->px = px;
-	core_conn_init(&px->core, &c->cc, &flush_ops, path);
+	leg_conn_init(&px->core, &c->cc, &flush_ops, path);
 	c->cc.client = *client;
 	client->user_agent = NULL;
 	for (int s = DOWN; s <= UP; s++)
-		wsleg_init(&c->leg[s], s, s == UP, px->cfg.max_message, &conn_ops, c);
+		wsleg_init(&c->leg[s], s, s == UP, px->cfg.max_message, &conn_ops, &c->cc);
 	c->leg[DOWN].wsi = down;
 	lws_set_opaque_user_data(down, c);
-	core_report_open(&c->cc, "websocket", px->upstream);
+	leg_report_open(&c->cc, "websocket", px->upstream);
 	return c;
 }
 

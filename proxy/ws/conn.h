@@ -1,14 +1,14 @@
 /* conn: the WebSocket leg's private header: one client connection as two
  * WebSocket endpoints (wsleg.h), the client's and Chrome's, around the
- * message core's connection (core.h). Its files call one way:
- * ws.c (the leg as the loop sees it) -> downstream.c (the client's
- * upgrade and socket) -> upstream.c (Chrome's) -> conn.c (the pair: opens,
- * closes, what the endpoints report) -> flush.c (the core's asks: writes
- * at the end of the loop's round) -> wsleg.c (frames) -> wsframe.c. */
+ * message core's connection, through the leg contract (leg.h). Its files
+ * call one way: ws.c (the leg as the loop sees it) -> downstream.c (the
+ * client's upgrade and socket) -> upstream.c (Chrome's) -> conn.c (the
+ * pair: opens, closes, what only this leg's endpoints report) -> flush.c
+ * (the core's asks: write, read or not) -> wsleg.c (frames) -> wsframe.c. */
 #ifndef CDPPROXY_CONN_H
 #define CDPPROXY_CONN_H
 
-#include "core.h"
+#include "leg.h"
 #include "proxy.h"
 #include "wsleg.h"
 
@@ -22,8 +22,6 @@ struct upstream {
 
 struct conn {
 	struct core_conn cc;          /* the messages: queues, sessions, id, path */
-	struct conn *next_dirty;      /* on flush.c's list: has queued writes */
-	unsigned dirty;               /* 1 << side: that side is waiting on the list */
 	struct proxy *px;
 	struct wsleg leg[2];          /* side s's endpoint; leg[s].wsi its socket */
 	int gone[2];                  /* that side's wsi is closed or never came */
@@ -58,21 +56,10 @@ void conn_close_all(struct proxy *px);
  * proxy's exit to reset. */
 int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
 
-/* flush.c: writing what the core queued. */
-/* The core's asks of a pair (core_conn_init). */
-extern const struct core_leg_ops flush_ops;
-/* The loop's round hook: writes what this round queued, at once. */
-void flush_round(struct proxy *px);
-/* Writes what is queued for side s as frames, then its close frame if it is
- * closing. Returns -1 to close side s. */
-int flush_writeable(struct conn *c, enum side s);
-/* Side p's endpoint holds while the message it cuts through is too far
- * ahead of the other side's writer (core_read_ahead_hold), and reads on
- * once the writer caught up: asked when more of it came (conn.c) and when
- * the other side wrote. */
-void flush_hold(struct conn *c, enum side p);
-/* c is being freed: off the list of pairs with writes. */
-void flush_forget(struct conn *c);
+/* flush.c: the core's asks of a pair (leg_ops: write side s as frames,
+ * then its close frame if it is closing; read side s or not; how much of a
+ * message went), given to leg_conn_init. */
+extern const struct leg_ops flush_ops;
 
 /* upstream.c: the endpoint to Chrome, a WebSocket client on a raw socket. */
 /* Starts connecting (and the upgrade's timer). 0, or -1 when it could not

@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 
 #include "conn.h"
-#include "route.h"
 #include "listen.h"
 #include "util.h"
 
@@ -108,7 +107,7 @@ static int take_over(struct proxy *px, struct lws *wsi, const char *key, const c
 	}
 	c = conn_open(px, down, path, &client);
 	if (upstream_open(c) == 0)
-		route_conn_opened(&c->cc);
+		leg_conn_ready(&c->cc);
 	return -1;   /* lws lets its wsi go, on the stand-in */
 }
 
@@ -142,10 +141,10 @@ int downstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
 		return 0;
 	switch (reason) {
 	case LWS_CALLBACK_RAW_RX:
-		core_read_clock(&c->px->core, wsi);
+		leg_read(&c->px->core, wsi);
 		return wsleg_read(&c->leg[DOWN], in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
-		return flush_writeable(c, DOWN);
+		return leg_writable(&c->cc, DOWN);
 	case LWS_CALLBACK_RAW_CLOSE:
 		lws_set_opaque_user_data(wsi, NULL);
 		conn_side_gone(c, DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "client went away without a close");

@@ -131,14 +131,14 @@ int upstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, why);
 		return 0;
 	case LWS_CALLBACK_RAW_RX:
-		core_read_clock(&c->px->core, wsi);
+		leg_read(&c->px->core, wsi);
 		return on_rx(c, in, len);
 	case LWS_CALLBACK_RAW_WRITEABLE:
 		if (!c->up.request_sent)
 			return send_request(c, wsi);
 		if (!c->up.open)
 			return 0;
-		return flush_writeable(c, UP);
+		return leg_writable(&c->cc, UP);
 	case LWS_CALLBACK_RAW_CLOSE:
 		lws_set_opaque_user_data(wsi, NULL);
 		conn_side_gone(c, UP, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,

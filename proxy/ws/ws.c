@@ -13,7 +13,6 @@ static const struct lws_protocols ws_protocols[] = {
 
 const struct proxy_leg ws_leg = {
 	.protocols = ws_protocols,
-	.round = flush_round,
 	.upgrade = downstream_take,
 	.close_all = conn_close_all,
 	.settled = conn_closes_settled,

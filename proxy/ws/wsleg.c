@@ -38,7 +38,6 @@ void wsleg_init(struct wsleg *l, int side, int client, uint64_t max_message,
 	l->max_message = max_message;
 	l->ops = ops;
 	l->ctx = ctx;
-	l->reading = 1;
 }
 
 void wsleg_free(struct wsleg *l)
@@ -49,36 +48,6 @@ void wsleg_free(struct wsleg *l)
 	lws_sul_cancel(&l->hold);
 	free(l->unsent.buf);
 	memset(&l->unsent, 0, sizeof l->unsent);
-}
-
-void wsleg_rx_flow(struct wsleg *l, int paused)
-{
-	/* A cut-through message is read to its end even so: it frees the
-	 * queue that paused its side only once it is whole and written. */
-	int want = !l->held && (!paused || l->close_sent || l->rx_cut == 1);
-
-	l->paused = paused;
-	if (!l->wsi || want == l->reading)
-		return;
-	l->reading = want;
-	lws_rx_flow_control(l->wsi, want);
-}
-
-void wsleg_rx_hold(struct wsleg *l, int hold)
-{
-	if (hold == l->held)
-		return;
-	l->held = hold;
-	wsleg_rx_flow(l, l->paused);
-}
-
-size_t wsleg_sent_of(const struct wsleg *l, const struct msg *m)
-{
-	if (l->out != m)
-		return 0;
-	if (l->client && m->want)   /* counted without the header: see wsleg_write */
-		return l->out_sent;
-	return l->out_sent > l->out_hdr ? l->out_sent - l->out_hdr : 0;
 }
 
 /* Writes go to the socket directly, not through lws_write: lws 4.1.6 keeps
@@ -203,7 +172,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			else
 				memcpy(batch + used + h, MSG_DATA(m), m->len);
 			used += h + m->len;
-			l->ops->written(l->ctx, l->side);
+			queue_free_head(q);
 			continue;
 		}
 		if (used) {
@@ -218,7 +187,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			if (l->out == m && l->out_sent)
 				return -1;
 			l->out = NULL;
-			l->ops->written(l->ctx, l->side);
+			queue_free_head(q);
 			continue;
 		}
 		/* A cut-through one toward Chrome is masked into the batch, a
@@ -248,7 +217,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 				used = 0;
 				if (l->out_sent == m->len && msg_whole(m)) {
 					l->out = NULL;
-					l->ops->written(l->ctx, l->side);
+					queue_free_head(q);
 				}
 			}
 			continue;
@@ -279,7 +248,7 @@ int wsleg_write(struct wsleg *l, struct queue *q)
 			l->out_sent += (size_t)n;
 			if (l->out_sent == total && msg_whole(m)) {
 				l->out = NULL;
-				l->ops->written(l->ctx, l->side);
+				queue_free_head(q);
 			}
 		}
 	}
@@ -342,9 +311,9 @@ int wsleg_close(struct wsleg *l)
 	/* A client's socket is closed once it answers (or the time is up), so
 	 * that what it still sends meanwhile does not reset the connection
 	 * before it has read the close frame; its answer is read even if
-	 * reading it was paused. */
+	 * reading it was paused (wsleg_rx_flow). */
 	lws_set_timeout(l->wsi, PENDING_TIMEOUT_CLOSE_ACK, CLOSE_ACK_SECS);
-	wsleg_rx_flow(l, 1);
+	lws_rx_flow_control(l->wsi, 1);
 	return 0;
 }
 
@@ -439,7 +408,6 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	/* Chrome sends each message as one frame, so its size is known at once. */
 	uint64_t need = (m ? m->len : 0) + len + frame_rest;
 	size_t old_cost;
-	int rc_cut;
 
 	if (l->dropping) {   /* released (wsleg_rx_release): its rest goes nowhere */
 		l->dropping = !final;
@@ -496,13 +464,9 @@ static void rx_data(struct wsleg *l, int opcode, const void *in, size_t len,
 	}
 	if (!final)
 		return;
-	rc_cut = l->rx_cut;
 	l->rx = NULL;
 	l->rx_cut = 0;
-	l->held = 0;
 	l->ops->deliver(l->ctx, l->side, m);
-	if (rc_cut == 1)   /* a pause asked for while it came applies now */
-		wsleg_rx_flow(l, l->paused);
 }
 
 struct msg *wsleg_rx_release(struct wsleg *l)
@@ -514,7 +478,6 @@ struct msg *wsleg_rx_release(struct wsleg *l)
 	l->rx = NULL;
 	l->rx_cut = 0;
 	l->dropping = 1;   /* it is not whole: its rest is still to come */
-	wsleg_rx_hold(l, 0);   /* ... and is read, however far ahead */
 	return m;
 }
 

@@ -15,7 +15,9 @@
 #include "queue.h"
 #include "wsframe.h"
 
-/* What an endpoint hands up. side is the caller's tag (wsleg_init). */
+/* What an endpoint hands up. side is the caller's tag (wsleg_init). The
+ * first three are the leg contract's reports as they are (leg.h:
+ * leg_deliver, leg_begin, leg_grew, with ctx the core connection). */
 struct wsleg_ops {
 	/* A whole data message (taken; if begin took it, it was queued then). */
 	void (*deliver)(void *ctx, int side, struct msg *m);
@@ -36,8 +38,6 @@ struct wsleg_ops {
 	void (*closed)(void *ctx, int side, const unsigned char *p, size_t len);
 	/* The peer broke the protocol (why). The endpoint closes itself. */
 	void (*broken)(void *ctx, int side, const char *why);
-	/* The head of the queue being written is written whole. */
-	void (*written)(void *ctx, int side);
 };
 
 /* Bytes of frames the socket did not take (of a batch of small messages or
@@ -69,9 +69,6 @@ struct wsleg {
 				       * (the queue's, filled here), 2 stored */
 	int discarding;               /* skipping the rest of a message over max_message */
 	int dropping;                 /* skipping the rest of a message released (wsleg_rx_release) */
-	int reading;                  /* lws reads the socket (wsleg_rx_flow) */
-	int paused;                   /* ... and what was last asked of it */
-	int held;                     /* rx, cut through, is too far ahead of its writer (wsleg_rx_hold) */
 	/* Writing. */
 	struct wsleg_unsent unsent;
 	const struct msg *out;        /* the large message being written from its own buffer */
@@ -100,21 +97,26 @@ int wsleg_read(struct wsleg *l, unsigned char *p, size_t n);
  * endpoint lets go of it, reads the rest of it and throws that away, and
  * returns it; else NULL. For when either side goes while it streams. */
 struct msg *wsleg_rx_release(struct wsleg *l);
-/* Reads the socket or not: not while paused, unless the proxy's close
- * went out and its answer is awaited, or a message cut through is being
- * read (it is read to its end); never while held. */
-void wsleg_rx_flow(struct wsleg *l, int paused);
-/* Holds reading the message being cut through, or reads on: for its owner,
- * which knows how far ahead of its writer it is (core_read_ahead_hold);
- * asked only while one is (rx_cut 1). The hold ends with the message
- * (whole, or released). */
-void wsleg_rx_hold(struct wsleg *l, int hold);
+/* Reads the socket (on) or not, as the core asks (leg_ops.flow); but once
+ * the proxy's close went out, its answer is read whatever is asked. */
+static inline void wsleg_rx_flow(const struct wsleg *l, int on)
+{
+	if (l->wsi)
+		lws_rx_flow_control(l->wsi, on || l->close_sent);
+}
 /* The bytes of m's payload this endpoint has written (0 unless m is the
- * large message it is writing). */
-size_t wsleg_sent_of(const struct wsleg *l, const struct msg *m);
+ * large message it is writing): read in place (leg_ops.sent). */
+static inline size_t wsleg_sent_of(const struct wsleg *l, const struct msg *m)
+{
+	if (l->out != m)
+		return 0;
+	if (l->client && m->want)   /* counted without the header: see wsleg_write */
+		return l->out_sent;
+	return l->out_sent > l->out_hdr ? l->out_sent - l->out_hdr : 0;
+}
 
-/* Writes q's messages as frames, batched, as much as the socket takes;
- * ops->written takes each one written whole off q. A cut-through message
+/* Writes q's messages as frames, batched, as much as the socket takes,
+ * taking each one written whole off q (queue_free_head). A cut-through message
  * (msg.h: want) is framed with its whole length and written as far as its
  * bytes have come; nothing behind it goes before it is whole; one whose
  * sender went (cut) is dropped if none of it went yet, else the socket is

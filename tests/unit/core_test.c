@@ -1,5 +1,6 @@
-/* core_test: the connection records a leg reports (core_report_*), in one
- * schema whatever the leg: the same keys for a WebSocket and a pipe. */
+/* core_test: the connection records a leg reports (leg.h: leg_report_*,
+ * leg_too_large), in one schema whatever the leg: the same keys for a
+ * WebSocket and a pipe. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,20 +8,8 @@
 
 #include <jansson.h>
 
-#include "core.h"
+#include "leg.h"
 #include "tap.h"
-
-static void no_queued(struct core_conn *cc, enum side s)
-{
-	(void)cc, (void)s;
-}
-
-static void no_reading(struct core_conn *cc, enum side s, int on)
-{
-	(void)cc, (void)s, (void)on;
-}
-
-static const struct core_leg_ops ops = { no_queued, no_reading };
 
 /* The record's keys, sorted, joined by ','. */
 static const char *keys_of(json_t *r, char *out, size_t n)
@@ -52,12 +41,12 @@ static void one_leg(struct core *core, const char *leg, const char *upstream, co
 {
 	struct core_conn cc = { 0 };
 
-	core_conn_init(core, &cc, &ops, "/devtools/browser");
-	core_report_open(&cc, leg, upstream);
-	core_report_too_large(&cc, DOWN, 300u << 20, 256u << 20);
-	core_report_close(&cc, DOWN, by, code, reason);
-	core_report_close(&cc, UP, by, code, reason);
-	core_conn_free(&cc);
+	leg_conn_init(core, &cc, NULL, "/devtools/browser");   /* nothing here asks the leg */
+	leg_report_open(&cc, leg, upstream);
+	leg_too_large(&cc, DOWN, 300u << 20);
+	leg_report_close(&cc, DOWN, by, code, reason);
+	leg_report_close(&cc, UP, by, code, reason);
+	leg_conn_free(&cc);
 }
 
 int main(void)
@@ -75,6 +64,7 @@ int main(void)
 	lg = log_open(path, 0, err, sizeof err);
 	ok(lg != NULL, "log opened: %s", lg ? "" : err);
 	core_init(&core, NULL, lg, 1 << 20);
+	core.max_message = 256u << 20;
 	one_leg(&core, "websocket", "127.0.0.1:9222", "client", 1000, "bye");
 	one_leg(&core, "pipe", "/usr/bin/chromium", "upstream", 1000, "");
 	core_free(&core);

@@ -29,9 +29,11 @@ static uint64_t checksum(const char *p, size_t len)
 	return h;
 }
 
-static void deliver(void *ctx, int side, const char *buf, size_t len)
+static void deliver(void *ctx, int side, struct msg *m)
 {
 	struct got *g = ctx;
+	const char *buf = (const char *)MSG_DATA(m);
+	size_t len = m->len;
 	(void)side;
 	if (g->n < MAX_MSGS) {
 		g->len[g->n] = len;
@@ -39,6 +41,7 @@ static void deliver(void *ctx, int side, const char *buf, size_t len)
 		g->first[g->n] = len ? (unsigned char)buf[0] : -1;
 	}
 	g->n++;
+	msg_free(m);
 }
 
 static void refused(void *ctx, int side, uint64_t bytes)
@@ -50,15 +53,7 @@ static void refused(void *ctx, int side, uint64_t bytes)
 	g->n_refused++;
 }
 
-/* The core's part in writing: the written head leaves the queue. */
-static struct queue *writing;
-static void written(void *ctx, int side)
-{
-	(void)ctx, (void)side;
-	msg_free(queue_pop(writing));
-}
-
-static const struct pipeleg_ops ops = { .deliver = deliver, .refused = refused, .written = written };
+static const struct pipeleg_ops ops = { .deliver = deliver, .refused = refused };
 
 static void push(struct queue *q, const char *p, size_t len)
 {
@@ -206,7 +201,6 @@ static void test_writes(void)
 
 	if (pipe(fds) < 0)
 		abort();
-	writing = &q;
 	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	for (int i = 0; i < 10; i++) {
@@ -250,7 +244,6 @@ static void test_peer_gone(void)
 	if (pipe(fds) < 0)
 		abort();
 	signal(SIGPIPE, SIG_IGN);
-	writing = &q;
 	pipeleg_init(&l, 1, -1, fds[1], 1 << 20, &ops, NULL);
 	close(fds[0]);
 	push(&q, "{}", 2);
@@ -296,17 +289,20 @@ struct relay {
 	size_t out_len, out_cap;
 };
 
-static void relay_deliver(void *ctx, int side, const char *buf, size_t len)
+static void relay_deliver(void *ctx, int side, struct msg *m)
 {
 	struct relay *r = ctx;
 	(void)side;
-	push(&r->q, buf, len);
+	if (m->want)   /* one begun: whole now, queued since its start */
+		r->ends++;
+	else
+		queue_push(&r->q, m);
 }
 
-static int relay_begin(void *ctx, int side, struct msg *m)
+static int relay_begin(void *ctx, int side, struct msg *m, uint64_t total)
 {
 	struct relay *r = ctx;
-	(void)side;
+	(void)side, (void)total;
 	if (MSG_DATA(m)[0] != 'c')
 		return 0;
 	m->want = SIZE_MAX;
@@ -321,28 +317,13 @@ static void relay_grew(void *ctx, int side, struct msg *m, size_t old_cost)
 	r->q.bytes += msg_cost(m) - old_cost;
 }
 
-static void relay_end(void *ctx, int side, struct msg *m)
-{
-	struct relay *r = ctx;
-	(void)side, (void)m;
-	r->ends++;
-}
-
-static void relay_written(void *ctx, int side)
-{
-	struct relay *r = ctx;
-	(void)side;
-	msg_free(queue_pop(&r->q));
-}
-
 static void relay_refused(void *ctx, int side, uint64_t bytes)
 {
 	(void)ctx, (void)side, (void)bytes;   /* the leg counts them */
 }
 
 static const struct pipeleg_ops relay_ops = {
-	.deliver = relay_deliver, .refused = relay_refused, .written = relay_written,
-	.begin = relay_begin, .grew = relay_grew, .end = relay_end
+	.deliver = relay_deliver, .refused = relay_refused, .begin = relay_begin, .grew = relay_grew
 };
 
 /* b writes what it can, and what came out is kept; returns b's answer. */
