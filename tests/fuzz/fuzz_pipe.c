@@ -42,19 +42,17 @@ static void fail(const char *what, size_t a, size_t b)
 	abort();
 }
 
-static void on_deliver(void *ctx, int side, const char *buf, size_t len)
+static void on_deliver(void *ctx, int side, struct msg *m)
 {
 	struct got *g = ctx;
-	struct msg *m = msg_new(len);
+	size_t len = m->len;
 	uint8_t *copy = malloc(len + 1);
 
 	if (side != 7)
 		fail("deliver: not the side given", (size_t)side, 7);
-	memcpy(copy, buf, len);
+	memcpy(copy, MSG_DATA(m), len);
 	g->v = realloc(g->v, (g->n + 1) * sizeof *g->v);
 	g->v[g->n++] = (struct ev){ 'd', len, copy };
-	memcpy(MSG_DATA(m), buf, len);
-	m->len = len;
 	queue_push(&g->q, m);
 }
 
@@ -67,15 +65,7 @@ static void on_refused(void *ctx, int side, uint64_t bytes)
 	g->v[g->n++] = (struct ev){ 'r', (size_t)bytes, NULL };
 }
 
-static void on_written(void *ctx, int side)
-{
-	struct got *g = ctx;
-
-	(void)side;
-	msg_free(queue_pop(&g->q));
-}
-
-static const struct pipeleg_ops ops = { .deliver = on_deliver, .refused = on_refused, .written = on_written };
+static const struct pipeleg_ops ops = { .deliver = on_deliver, .refused = on_refused };
 
 static int drain(int fd, uint8_t *buf, size_t cap, size_t *len)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "leg.h"
 #include "pipeleg.h"
-#include "route.h"
 #include "scan.h"
 #include "util.h"
 #include "fuzz_late.h"
@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct core core;
 static struct core_conn cc;
+static const struct pipeleg *writer;   /* the client's leg */
 
 static void fail(const char *what, size_t a, size_t b)
 {
@@ -33,37 +34,24 @@ static void fail(const char *what, size_t a, size_t b)
 	abort();
 }
 
-/* The core's asks: writes happen after every read, reading never stops. */
-static void cc_queued(struct core_conn *c, enum side s) { (void)c, (void)s; }
-static void cc_reading(struct core_conn *c, enum side s, int on) { (void)c, (void)s, (void)on; }
-static const struct core_leg_ops cc_ops = { cc_queued, cc_reading };
-
-/* The legs' reports, as the wrapper's pipe mode makes them. */
-static void on_deliver(void *ctx, int side, const char *buf, size_t len)
+/* The core's asks: writes happen after every read (pump), reading never
+ * stops; how far a message went, as the pipe leg says it (pipeio.c). */
+static int cc_write(struct core_conn *c, enum side s, int writable)
 {
-	struct msg *m = msg_new(len);
-
-	(void)ctx;
-	memcpy(MSG_DATA(m), buf, len);
-	m->len = len;
-	route_deliver(&cc, (enum side)side, m);
+	(void)c, (void)s, (void)writable;
+	return 0;
 }
+static void cc_flow(struct core_conn *c, enum side s, int on) { (void)c, (void)s, (void)on; }
+static size_t cc_sent(const struct core_conn *c, enum side s, const struct msg *m)
+{
+	return s == DOWN && c->out[s].head == m ? writer->head_sent : 0;
+}
+static const struct leg_ops cc_ops = { cc_write, cc_flow, cc_sent };
+
+/* The legs' reports, as the pipe leg makes them (pipe.c): the contract's. */
 static void on_refused(void *ctx, int side, uint64_t bytes) { (void)ctx, (void)side, (void)bytes; }
-static void on_written(void *ctx, int side) { (void)ctx; core_written(&cc, (enum side)side); }
-static int on_begin(void *ctx, int side, struct msg *m)
-{
-	(void)ctx;
-	return route_begin(&cc, (enum side)side, m, 0);
-}
-static void on_grew(void *ctx, int side, struct msg *m, size_t old_cost)
-{
-	(void)ctx;
-	core_stream_grew(&cc, (enum side)!side, m, old_cost);
-}
-static void on_end(void *ctx, int side, struct msg *m) { (void)ctx; route_deliver(&cc, (enum side)side, m); }
 static const struct pipeleg_ops ops = {
-	.deliver = on_deliver, .refused = on_refused, .written = on_written,
-	.begin = on_begin, .grew = on_grew, .end = on_end
+	.deliver = leg_deliver, .begin = leg_begin, .grew = leg_grew, .refused = on_refused
 };
 
 struct out {
@@ -80,6 +68,7 @@ static void pump(struct pipeleg *down, int rfd, struct out *o)
 	for (int rounds = 0; !o->failed && rounds < 10000; rounds++) {
 		int rc = pipeleg_write(down, &cc.out[DOWN], err, sizeof err);
 		ssize_t n;
+		core_drained(&cc, DOWN);
 		if (rc < 0)
 			o->failed = 1;
 		for (;;) {
@@ -120,11 +109,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		core_install_policy(&core, policy_parse(doc, "late", "fuzz", err, sizeof err), "fuzz");
 		json_decref(doc);
 	}
-	core_conn_init(&core, &cc, &cc_ops, "/devtools/browser/fuzz");
+	leg_conn_init(&core, &cc, &cc_ops, "/devtools/browser/fuzz");
 	if (pipe(in_fds) < 0 || pipe(out_fds) < 0)
 		abort();
-	pipeleg_init(&up, UP, in_fds[0], -1, 1u << 20, &ops, NULL);
-	pipeleg_init(&down, DOWN, -1, out_fds[1], 1u << 20, &ops, NULL);
+	pipeleg_init(&up, UP, in_fds[0], -1, 1u << 20, &ops, &cc);
+	pipeleg_init(&down, DOWN, -1, out_fds[1], 1u << 20, &ops, &cc);
+	writer = &down;
 	up.cut_min = core.cut_min;
 	fcntl(in_fds[1], F_SETFL, O_NONBLOCK);
 	fcntl(out_fds[0], F_SETFL, O_NONBLOCK);
@@ -175,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	free(o.p);
 	pipeleg_rx_release(&up);
-	core_conn_free(&cc);
+	leg_conn_free(&cc);
 	pipeleg_free(&up);
 	pipeleg_free(&down);
 	core_free(&core);

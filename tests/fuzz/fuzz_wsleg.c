@@ -1,6 +1,6 @@
 /* fuzz_wsleg: libFuzzer driver for the WebSocket endpoints' frame reader and
- * message reassembly (wsleg.c), through the pair (conn.c) into the message
- * core, fed bytes as a
+ * message reassembly (wsleg.c), through the leg contract (leg.c) and the
+ * pair (conn.c) into the message core, fed bytes as a
  * socket delivers them, in random splits; a plain reference parser of RFC
  * 6455 is the oracle for the messages (and pongs) that must come out.
  * Chrome's side is also cut through (route_begin, from a few bytes up) and
@@ -213,7 +213,7 @@ static void drain(struct bytes *out)
 static void write_down(struct conn *c, struct bytes *out)
 {
 	for (int i = 0; i < 1000; i++) {
-		int rc = wsleg_write(&c->leg[DOWN], &c->cc.out[DOWN]);
+		int rc = leg_writable(&c->cc, DOWN);
 		drain(out);
 		if (rc != 0 || !c->leg[DOWN].full)
 			break;
