@@ -47,7 +47,7 @@ MODULES='
 	if (f ~ /proxy\/([a-z]+\/)?(sessions|table)\.c/) return "sessions"
 	if (f ~ /proxy\/([a-z]+\/)?(log|log_fmt|redact|redact_body|redact_text)\.c/) return "log"
 	if (f ~ /proxy\/([a-z]+\/)?(wsleg|wsframe|downstream|upstream)\.c/) return "framing"
-	if (f ~ /proxy\/([a-z]+\/)?(conn|flush|ws|core|route|selfdomain|msg|queue)\.c/) return "queues/core"
+	if (f ~ /proxy\/([a-z]+\/)?(conn|flush|ws|leg|core|route|selfdomain|msg|queue)\.c/) return "queues/core"
 	if (f ~ /proxy\/([a-z]+\/)?(stats|hist|policy)\.c/) return "stats/policy"
 	if (f ~ /proxy\/([a-z]+\/)?(util|side)\.c/) return "util"
 	if (f ~ /libwebsockets|lws/) return "lws"
