@@ -162,8 +162,10 @@ $(VERSION_OBJ): CFLAGS += $(VERSION_DEF)
 $(B)/%: $$(call tool_objs,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) -o $@ $(call tool_objs,$*) $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
-# For the tests (01-layers.t, 02-calls.t): the layers and each one's -I flags.
+# For the tests (01-layers.t, 02-calls.t): the layers, the legs, and each
+# layer's -I flags.
 print-layers: ; @echo $(LAYERS)
+print-legs: ; @echo $(LEGS)
 # For the CLI test (03-cli.t): every program `make all` builds, and the version.
 print-programs: ; @echo $(notdir $(PROGRAMS))
 print-version: ; @echo $(VERSION)

@@ -16,7 +16,6 @@
 #include "http.h"
 #include "listen.h"
 #include "proxy.h"
-#include "route.h"
 #include "util.h"
 
 #define HTTP_CHUNK (64 * 1024)
@@ -103,7 +102,7 @@ static json_t *error_json(const char *msg)
 
 static json_t *admin_policy(struct proxy *px)
 {
-	return core_policy_json(&px->core);
+	return proxy_policy_json(px);
 }
 
 /* Every connection of every leg, and their sessions. */
@@ -174,7 +173,7 @@ static void admin_stats_text(struct proxy *px, struct http_reply *r)
 static void admin_metrics(struct proxy *px, struct http_reply *r)
 {
 	size_t n;
-	char *text = core_metrics_text(&px->core, &n);
+	char *text = proxy_metrics_text(px, &n);
 
 	reply_set(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, n);
 	free(text);
@@ -208,7 +207,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		return;
 	}
 	if (name && json_object_size(doc) == 1)
-		p = core_policy_by_name(&px->core, name, err, sizeof err);
+		p = proxy_policy_by_name(px, name, err, sizeof err);
 	else
 		p = policy_parse(doc, "put", "PUT /proxy/policy", err, sizeof err);
 	json_decref(doc);
@@ -216,7 +215,7 @@ static void admin_put_policy(struct proxy *px, struct http_reply *r)
 		reply_json(r, 400, error_json(err));
 		return;
 	}
-	route_set_policy(&px->core, p, "PUT");
+	proxy_set_policy(px, p, "PUT");
 	reply_json(r, 200, admin_policy(px));
 }
 

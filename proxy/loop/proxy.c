@@ -254,6 +254,16 @@ void proxy_set_policy(struct proxy *px, struct policy *p, const char *source)
 	route_set_policy(&px->core, p, source);
 }
 
+struct policy *proxy_policy_by_name(struct proxy *px, const char *name, char *err, size_t errlen)
+{
+	return core_policy_by_name(&px->core, name, err, errlen);
+}
+
+json_t *proxy_policy_json(struct proxy *px)
+{
+	return core_policy_json(&px->core);
+}
+
 char *proxy_metrics_text(struct proxy *px, size_t *len)
 {
 	return core_metrics_text(&px->core, len);

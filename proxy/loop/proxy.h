@@ -114,9 +114,16 @@ char *proxy_request_target(struct proxy *px, struct lws *wsi);
  * 0 there is none. */
 int proxy_query_token(struct lws *wsi, const char *token);
 
-/* Makes p (taken) the policy, logs it, and brings every live session in
- * line with it (route_set_policy). source says how ("SIGHUP", "PUT"). */
+/* The core's policy and metrics, for the layers above the loop (a leg
+ * calls the core through leg.h or these, the wrapper and the programs
+ * through these). Makes p (taken) the policy, logs it, and brings every
+ * live session in line with it (route_set_policy). source says how
+ * ("SIGHUP", "PUT"). */
 void proxy_set_policy(struct proxy *px, struct policy *p, const char *source);
+/* The policy named name in the policy directory (core_policy_by_name). */
+struct policy *proxy_policy_by_name(struct proxy *px, const char *name, char *err, size_t errlen);
+/* {"name","gen","since_us","policy"}: the policy in force. */
+json_t *proxy_policy_json(struct proxy *px);
 /* Everything /proxy/metrics says, as Prometheus text (core_metrics_text):
  * a new buffer of *len bytes, NUL-terminated. */
 char *proxy_metrics_text(struct proxy *px, size_t *len);

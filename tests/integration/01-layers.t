@@ -14,10 +14,16 @@
 # does not, or one of a layer that sees beyond the pure ones, is preprocessed
 # again, alone, with the pure layers' paths. A layer whose run fails is run
 # again file by file, so the failure is pinned to its files.
+# Last, above the loop (each leg, legs/, wrapper/, app/) no file includes
+# core/route.h or core/selfdomain.h: a leg reaches the core through the leg
+# contract (core/leg.h), the rest through the loop (02-calls.t checks the
+# calls themselves with nm).
 cd "$(dirname "$0")/../.." || exit 1
 # Run from a recipe (make check), the outer make's flags are not for these.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
 layers=$(mk print-layers) || { echo "Bail out! make print-layers failed"; exit 1; }
+legs=$(mk print-legs) || { echo "Bail out! make print-legs failed"; exit 1; }
+above="$legs legs wrapper app"
 # Every layer's include paths from one make run, a line each, in order.
 # shellcheck disable=SC2046
 sees=$(mk $(for l in $layers; do printf 'print-sees-%s ' "$l"; done)) ||
@@ -37,7 +43,8 @@ for l in $pure; do set -- "$@" proxy/$l/*.c; done
 npure=$#
 all=0
 for l in $layers; do for f in proxy/"$l"/*.c; do [ -e "$f" ] && all=$((all + 1)); done; done
-echo "1..$((npure + all))"
+# shellcheck disable=SC2086
+echo "1..$((npure + all + $(echo $above | wc -w)))"
 tmp=$(mktemp -d /tmp/cdpproxy-layers-XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 # cc -M's rules as "FILE HEADER" lines (FILE: a rule's first prerequisite).
@@ -98,5 +105,21 @@ for l in $layers; do
             failed=1
         fi
     done
+done
+for l in $above; do
+    n=$((n + 1))
+    if [ ! -f "$tmp/$l.M" ] || [ -f "$tmp/$l.failed" ]; then
+        echo "not ok $n - $l: its files do not preprocess (above)"
+        failed=1
+        continue
+    fi
+    bad=$(pairs <"$tmp/$l.M" | grep -E ' ([^ ]*/)?proxy/core/(route|selfdomain)\.h$' | head -n 3)
+    if [ -z "$bad" ]; then
+        echo "ok $n - proxy/$l/: no file includes core/route.h or core/selfdomain.h"
+    else
+        echo "not ok $n - proxy/$l/ includes the core's insides:"
+        printf '%s\n' "$bad" | sed 's/^/# /'
+        failed=1
+    fi
 done
 exit $failed

@@ -6,6 +6,12 @@
 # connected component of more than one file fails, listed with the symbols on
 # each of its edges (tests/integration/lib/cycles.pl). The checker itself is
 # first shown a planted cycle, and the same files without it.
+# Then who calls the core, from nm's undefined symbols: no object of the
+# wrapper or the programs' main()s uses a core_, route_, queue_ or msg_
+# symbol (the wrapper uses legs and the loop), and no leg's (every folder
+# `make print-legs` names) a core_ or route_ one (a leg calls the core
+# through the leg contract, proxy/core/leg.h, and the loop); the check is
+# first shown an object that breaks it.
 # B overrides the build directory (default build/); run `make` first.
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
@@ -25,7 +31,8 @@ for d in tools/*/; do
     [ "$d" = tools/common ] && continue
     [ -n "$(find "$d" -name '*.c' | head -n 1)" ] && tools="$tools ${d#tools/}"
 done
-echo "1..$((3 + $(echo $tools | wc -w)))"
+legs=$(mk print-legs) || { echo "Bail out! make print-legs failed"; exit 1; }
+echo "1..$((6 + $(echo $tools | wc -w)))"
 n=0 failed=0
 
 # ok|not ok, then the checker's output (or a compiler's) as comments.
@@ -99,6 +106,34 @@ objs "$@"
 # shellcheck disable=SC2046
 perl "$CYCLES" --strip "$B/obj/" $(cat "$TMP/objs") >"$TMP/out" 2>&1
 report $? "proxy/: no call cycle among the layers' .c files (nodes are paths under proxy/)" "$TMP/out"
+
+# OBJ... using a symbol that starts with one of PREFIXES (a regex
+# alternation): "OBJ: symbols" lines in $TMP/out; 1 if there is any.
+calls_into() {  # PREFIXES OBJ...
+    p=$1; shift
+    : >"$TMP/out"
+    for o in "$@"; do
+        u=$(nm -u "$o" | awk '{ print $NF }' | grep -E "^($p)" | tr '\n' ' ')
+        [ -z "$u" ] || echo "${o#"$B"/obj/}: $u" >>"$TMP/out"
+    done
+    [ ! -s "$TMP/out" ]
+}
+printf '%s\n' 'void core_shut(int);' 'void planted(void);' 'void planted(void) { core_shut(0); }' >"$TMP/self/e.c"
+echo "$TMP/self/e.c $TMP/self/e.o" | compile
+! calls_into 'core_|route_|queue_|msg_' "$TMP/self/e.o" && grep -q 'core_shut' "$TMP/out"
+report $? "the caller check finds a planted call to core_shut" "$TMP/out"
+set --
+for l in wrapper app; do set -- "$@" proxy/"$l"/*.c; done
+objs "$@"
+# shellcheck disable=SC2046
+calls_into 'core_|route_|queue_|msg_' $(cat "$TMP/objs")
+report $? "proxy/wrapper/, proxy/app/: no object uses a core_, route_, queue_ or msg_ symbol (nm -u)" "$TMP/out"
+set --
+for l in $legs; do set -- "$@" proxy/"$l"/*.c; done
+objs "$@"
+# shellcheck disable=SC2046
+calls_into 'core_|route_' $(cat "$TMP/objs")
+report $? "the legs ($(echo $legs)): no object uses a core_ or route_ symbol, only leg.h's leg_* (nm -u)" "$TMP/out"
 
 for t in $tools; do
     # shellcheck disable=SC2046
