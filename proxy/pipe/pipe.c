@@ -2,7 +2,7 @@
  * pair and a browser's, adopted into the loop as raw files of the protocol
  * cdp-pipe, one connection of the message core between them (the same
  * scan, sessions, policy, stats and log as the WebSocket leg); the pipes'
- * ends, and what only this leg reports (a message refused). */
+ * ends. */
 #define _GNU_SOURCE   /* F_SETPIPE_SZ */
 #include "pipe.h"
 
@@ -25,20 +25,6 @@ static void end_output(struct pipe_conn *p, enum side s)
 	if (s == UP && p->client_gone)   /* the client is gone: the browser follows */
 		p->client_gone(p->arg);
 }
-
-/* A message over the maximum, said on stderr as well: no record may be
- * kept (no log), and the client sees nothing of it. */
-static void pipe_refused(void *ctx, int side, uint64_t bytes)
-{
-	struct core_conn *cc = ctx;
-
-	fprintf(stderr, "cdpproxy-chromium: refused a message from the %s of %llu bytes or more "
-		"(no NUL within CDPPROXY_MAX_MESSAGE, %llu bytes): discarded\n", side_name[side],
-		(unsigned long long)bytes, (unsigned long long)cc->core->max_message);
-	leg_too_large(cc, (enum side)side, bytes);
-}
-
-static const struct pipeleg_ops pipe_reports = { leg_deliver, leg_begin, leg_grew, pipe_refused };
 
 /* Which side and which end a wsi is: the side, and *out. */
 static int wsi_side(struct pipe_conn *p, struct lws *wsi, int *out)
@@ -143,8 +129,8 @@ int pipe_open(struct pipe_conn *p, struct proxy *px, int cin, int cout, int bin,
 {
 	leg_conn_init(&px->core, &p->cc, &pipeio_ops, "/devtools/browser");
 	leg_report_open(&p->cc, "pipe", browser);
-	pipeleg_init(&p->leg[DOWN], DOWN, cin, cout, px->cfg.max_message, &pipe_reports, &p->cc);
-	pipeleg_init(&p->leg[UP], UP, bin, bout, px->cfg.max_message, &pipe_reports, &p->cc);
+	pipeleg_init(&p->leg[DOWN], DOWN, cin, cout, px->cfg.max_message, &pipeio_reports, &p->cc);
+	pipeleg_init(&p->leg[UP], UP, bin, bout, px->cfg.max_message, &pipeio_reports, &p->cc);
 	p->leg[DOWN].cut_min = p->leg[UP].cut_min = px->core.cut_min;
 	p->rwsi[DOWN] = adopt(p, px, cin);
 	p->wwsi[DOWN] = adopt(p, px, cout);

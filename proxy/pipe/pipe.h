@@ -1,9 +1,11 @@
 /* pipe: the pipe leg: a client's pipe pair (Chromium's
  * --remote-debugging-pipe: fds 3 and 4, NUL-framed) and a browser's, as one
  * connection of the message core through the leg contract (leg.h), its four
- * fds raw files of the loop (pipe_leg). Its files call one way: pipe.c (the
- * leg as the loop and the wrapper see it) -> pipeio.c (the core's asks) ->
- * pipeleg.c (NUL framing). */
+ * fds raw files of the loop (pipe_leg). Its files: pipe.c (the leg as the
+ * loop and the wrapper see it: the lws callback, open, close) calls
+ * pipeleg.c (NUL framing); pipeio.c holds what is called back (the core's
+ * asks, the endpoints' reports), so that no call comes back into pipe.c
+ * while it reads (proxy/pipe/README.md, one message traced). */
 #ifndef CDPPROXY_PIPE_H
 #define CDPPROXY_PIPE_H
 
@@ -43,8 +45,10 @@ void pipe_close(struct pipe_conn *p);
 /* Frees what p holds; pipe_close first. */
 void pipe_free(struct pipe_conn *p);
 
-/* pipeio.c: the core's asks of p (leg_ops), given to leg_conn_init. */
+/* pipeio.c: the core's asks of p (leg_ops), given to leg_conn_init; and
+ * what p's endpoints report (pipeleg_init), with ctx &p->cc. */
 extern const struct leg_ops pipeio_ops;
+extern const struct pipeleg_ops pipeio_reports;
 #define pipe_of(ccp) lws_container_of(ccp, struct pipe_conn, cc)
 
 #endif

@@ -1,7 +1,25 @@
-/* pipeio: the pipe leg's answers to the core's asks (leg_ops): write a
- * side's queue as NUL-ended messages, read a side or not, how much of a
- * cut-through message went. When they are asked is the core's (leg.c). */
+/* pipeio: what is called back on the pipe leg: its answers to the core's
+ * asks (leg_ops: write a side's queue as NUL-ended messages, read a side or
+ * not, how much of a cut-through message went), when the core asks
+ * (leg.c); and the endpoints' reports (pipeleg_ops: the contract's own, and
+ * a message refused). */
 #include "pipe.h"
+
+#include <stdio.h>
+
+/* A message over the maximum, said on stderr as well as in the log (there
+ * may be none), since the client sees nothing of it. */
+static void pipeio_refused(void *ctx, int side, uint64_t bytes)
+{
+	struct core_conn *cc = ctx;
+
+	fprintf(stderr, "cdpproxy-chromium: refused a message from the %s of %llu bytes or more "
+		"(no NUL within CDPPROXY_MAX_MESSAGE, %llu bytes): discarded\n", side_name[side],
+		(unsigned long long)bytes, (unsigned long long)cc->core->max_message);
+	leg_too_large(cc, (enum side)side, bytes);
+}
+
+const struct pipeleg_ops pipeio_reports = { leg_deliver, leg_begin, leg_grew, pipeio_refused };
 
 /* Writes what is queued for side s as far as its pipe takes it; once it is
  * all written, a side whose output is to close (pipe_conn.close_write) is
