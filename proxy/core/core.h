@@ -1,9 +1,9 @@
 /* core: what the message core every transport shares keeps: connections,
  * their queues, with one byte budget per direction that pauses whichever
  * side fills it, the policy in force, and the connection records of the
- * log. What happens to each message is route's (route.h: the legs hand it
- * whole messages); core calls nothing above it. It knows no sockets, no
- * lws and no framing. */
+ * log. What happens to each message is route's (route.h); the legs reach
+ * both through the leg contract (leg.h, leg.c), never directly; core calls
+ * nothing above it. It knows no sockets, no lws and no framing. */
 #ifndef CDPPROXY_CORE_H
 #define CDPPROXY_CORE_H
 
@@ -152,8 +152,8 @@ void core_stream_end(struct core_conn *cc, enum side to, enum side producer);
  * it is read and not yet written to the other side, and reads on once that
  * is within half of it. So a client that reads slowly or not at all holds
  * the sender's write at once, as it would with no proxy, and the proxy's
- * memory stays far below the message's (issue 30). Both legs apply the
- * one rule: core_read_ahead_hold. */
+ * memory stays far below the message's (issue 30). The core applies the
+ * rule for every leg (leg.c): core_read_ahead_hold. */
 #define CORE_READ_AHEAD ((size_t)1 << 20)
 /* Whether a leg reading a cut-through message holds, from its bytes read
  * and not yet written (unsent) and whether it holds now (held). */

@@ -1,9 +1,9 @@
 /* route: what happens to each whole message a leg hands the core: scanned,
  * its session tracked, decided by the policy, counted, logged and queued
  * for the other side; the commands the proxy sends on its own; and policy
- * switches, which bring every live session in line. The legs' one entry
- * point per message; it calls down only (core, selfdomain, the pure
- * modules), never back. */
+ * switches, which bring every live session in line. The leg contract's
+ * one entry point per message (leg.c: a leg reports there, never here); it
+ * calls down only (core, selfdomain, the pure modules), never back. */
 #ifndef CDPPROXY_ROUTE_H
 #define CDPPROXY_ROUTE_H
 
@@ -21,7 +21,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m);
  * whole first (no rule could match it, per its first member, and it is
  * over core->cut_min): it is queued for the other side now (m->want =
  * total, or SIZE_MAX until the leg knows it; the queue owns it; the leg
- * goes on filling it, reports core_stream_grew, sets want to its length
+ * goes on filling it, reports leg_grew, sets want to its length
  * once whole and hands it to route_deliver). 0: store and forward it
  * (route_deliver once whole). -1: its first bytes do not tell yet: ask
  * again with more. */

@@ -39,7 +39,7 @@ struct conn {
 /* conn.c: the pair. */
 /* A pair for the client's WebSocket down (its upgrade answered), to the
  * upstream's path, for client (taken): logged. Then upstream_open, then
- * route_conn_opened. */
+ * leg_conn_ready. */
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 		       struct client_id *client);
 /* Closes side s with code and reason once what is queued for it is written. */

@@ -123,8 +123,8 @@ test('npx playwright test, browser launched through the wrapper: the suite passe
   }
 });
 
-// Needs the message core behind the pipe leg (proxy/wrapper/wrapper_pipe.c,
-// relay_deliver): until then the wrapper relays without logging messages.
+// Needs the message core behind the pipe leg (proxy/pipe/pipe.c): without
+// it the wrapper would relay without logging messages.
 test('the log holds the suite\'s Network.enable commands, with their sessions', ALL, () => {
   assert.ok(plain && plain.report, 'the suite ran');
   const enables = Object.values(plain.logs).flat().filter((r) => r.kind === 'command' && r.method === 'Network.enable');
