@@ -222,20 +222,54 @@ static int is_token_byte(char c)
 	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '*' || c == '.';
 }
 
+/* One way of reading a part's name parameters: their pieces, joined. */
+struct names {
+	char *p;
+	size_t len;
+};
+
+/* Appends the value v[0..n) of a name parameter (ext: RFC 2231's, after
+ * its charset'lang', %XX-encoded) to nm, %XX-decoded; returns whether the
+ * value, as it is or decoded, is a credential's name. */
+static int name_piece(struct names *nm, const char *v, size_t n, int ext)
+{
+	char *d = nm->p + nm->len;
+	int cred = redact_text_is_cred_name(v, n);
+	size_t k;
+
+	if (ext) {
+		const char *q = memchr(v, '\'', n), *q2 = q ? memchr(q + 1, '\'', n - (size_t)(q + 1 - v)) : NULL;
+		if (q2) {
+			n -= (size_t)(q2 + 1 - v);
+			v = q2 + 1;
+		}
+	}
+	k = percent_decode(d, v, n, 0);
+	nm->len += k;
+	return cred || redact_text_is_cred_name(d, k);
+}
+
+static int ends_token(char c)
+{
+	return c == ';' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* Does a multipart part's header block h[0..n) name it as a credential?
- * Its name parameters, as servers read them: name="x" (a quoted value's
- * backslashes dropped), name=x, spaces around '=', and RFC 2231's
- * name*=charset'lang'%XX and continued name*0=, name*1*= pieces; each
- * piece as it is and %XX-decoded, and all pieces joined. filename= names a
- * file, not the part. */
+ * Its name parameters, as servers read them: name="x", name=x, spaces
+ * around '=', and RFC 2231's name*=charset'lang'%XX and continued name*0=,
+ * name*1*= pieces; each piece as it is and %XX-decoded, and all pieces
+ * joined; a quoted value both to its first quote and with backslashes
+ * escaping (servers differ). filename= names a file, not the part. Each
+ * parameter is read from past the last one's first reading, so the whole
+ * stays linear. */
 static int part_is_cred(const char *h, size_t n)
 {
-	char *joined = xmalloc(n + 1);
-	size_t jl = 0;
+	struct names raw = { xmalloc(n + 1), 0 }, esc = { xmalloc(2 * n + 1), 0 };
+	char *unq = xmalloc(n + 1);
 	int cred = 0;
 
 	for (size_t i = 0; i + 5 <= n && !cred; i++) {
-		size_t p = i + 4, from;
+		size_t p = i + 4, v;
 		int ext = 0;
 
 		if (strncasecmp(h + i, "name", 4) || (i && is_token_byte(h[i - 1])))
@@ -255,34 +289,55 @@ static int part_is_cred(const char *h, size_t n)
 			continue;
 		for (p++; p < n && (h[p] == ' ' || h[p] == '\t'); p++)
 			;
-		from = jl;
 		if (p < n && h[p] == '"') {
-			for (p++; p < n && h[p] != '"' && h[p] != '\r' && h[p] != '\n'; p++) {
-				if (h[p] == '\\' && p + 1 < n)
-					p++;
-				joined[jl++] = h[p];
+			size_t k = 0;
+			for (v = ++p; p < n && h[p] != '"' && h[p] != '\r' && h[p] != '\n'; p++)
+				;
+			cred |= name_piece(&raw, h + v, p - v, ext);
+			/* Quoted values do not nest: each of these ends at the next
+			 * one's opening quote at the latest. */
+			for (size_t q = v; q < n && h[q] != '"' && h[q] != '\r' && h[q] != '\n'; q++) {
+				if (h[q] == '\\' && q + 1 < n)
+					q++;
+				unq[k++] = h[q];
 			}
+			cred |= name_piece(&esc, unq, k, ext);
 		} else {
-			for (; p < n && h[p] != ';' && h[p] != ' ' && h[p] != '\t' && h[p] != '\r' && h[p] != '\n'; p++)
-				joined[jl++] = h[p];
+			for (v = p; p < n && !ends_token(h[p]); p++)
+				;
+			cred |= name_piece(&raw, h + v, p - v, ext);
+			cred |= name_piece(&esc, h + v, p - v, ext);
 		}
-		cred = redact_text_is_cred_name(joined + from, jl - from);
-		if (ext) {   /* charset'lang'%XX: the value is past the second quote */
-			const char *q = memchr(joined + from, '\'', jl - from);
-			const char *q2 = q ? memchr(q + 1, '\'', (size_t)(joined + jl - q - 1)) : NULL;
-			if (q2) {
-				size_t rest = (size_t)(joined + jl - (q2 + 1));
-				memmove(joined + from, q2 + 1, rest);
-				jl = from + rest;
-			}
-		}
-		jl = from + percent_decode(joined + from, joined + from, jl - from, 0);
-		cred |= redact_text_is_cred_name(joined + from, jl - from);
 		i = p - 1;
 	}
-	cred |= redact_text_is_cred_name(joined, jl);
-	free(joined);
+	cred |= redact_text_is_cred_name(raw.p, raw.len) || redact_text_is_cred_name(esc.p, esc.len);
+	free(raw.p);
+	free(esc.p);
+	free(unq);
 	return cred;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The next line of s[from..n) (from at a '\n') that is the delimiter d[0..dn)
+ * ("\n--boundary"): the whole line, but for "--" (the last one's) and
+ * spaces after it. A line that only starts with it ends a part for some
+ * servers, not for others: the part runs on past it. */
+static const char *next_delimiter(const char *s, size_t n, size_t from, const char *d, size_t dn)
+{
+	for (const char *p; (p = memmem(s + from, n - from, d, dn)); from = (size_t)(p - s) + 1) {
+		size_t k = (size_t)(p - s) + dn;
+		if (n - k >= 2 && s[k] == '-' && s[k + 1] == '-')
+			k += 2;
+		while (k < n && (s[k] == '\r' || is_blank(s[k])))
+			k++;
+		if (k == n || s[k] == '\n')
+			return p;
+	}
+	return NULL;
 }
 
 /* A multipart body, read without its boundary (that is in the Content-Type
@@ -290,8 +345,8 @@ static int part_is_cred(const char *h, size_t n)
  * delimiter, wherever it is (after a preamble; lines may end in LF alone),
  * and the part's header lines follow it up to the first blank line. The
  * content of a part whose headers name a credential is redacted up to the
- * next line that starts with the same delimiter, or to the end. Returns
- * whether any was. */
+ * next line that is the same delimiter (next_delimiter), or to the end.
+ * Returns whether any was. */
 static int multipart_fields(struct redact_text_out *o, const char *s, size_t n)
 {
 	/* The next blank lines of each kind, searched again only once passed:
@@ -323,12 +378,12 @@ static int multipart_fields(struct redact_text_out *o, const char *s, size_t n)
 			continue;
 		}
 		start = (size_t)(blank - s) + (blank == crlf ? 3 : 2);
-		dlen = e - i - (s[e - 1] == '\r');
+		for (dlen = e - i; dlen > 2 && (s[i + dlen - 1] == '\r' || is_blank(s[i + dlen - 1]));)
+			dlen--;
 		delim = xmalloc(dlen + 1);   /* "\n--boundary" */
 		delim[0] = '\n';
 		memcpy(delim + 1, s + i, dlen);
-		/* From the blank line's '\n': the content may be empty. */
-		next = memmem(s + start - 1, n - start + 1, delim, dlen + 1);
+		next = next_delimiter(s, n, start - 1, delim, dlen + 1);   /* the content may be empty */
 		free(delim);
 		end = next ? (size_t)(next - s) : n;
 		if (next && end > start && s[end - 1] == '\r')
@@ -347,24 +402,30 @@ static int multipart_fields(struct redact_text_out *o, const char *s, size_t n)
 	return hit;
 }
 
+static int other_text(struct redact_text_out *o, const char *s, size_t n);
+
 /* A body whose text starts like JSON at s[k] (json_start): its credential
  * members and strings. One that does not parse (cut short, or a form or
  * log line that starts with '{' or '['), or that lies NEST_MAX levels
  * deep in JSON strings, is withheld whole if a credential is mentioned in
- * it, and kept otherwise. */
+ * it (in a name a reading could take for a form's, a secret can hide from
+ * the reading), and read as other text otherwise (a multipart part's name
+ * may be in RFC 2231 pieces that spell no word apart). */
 static int json_body(struct redact_text_out *o, const char *s, size_t n, size_t k, int depth)
 {
 	json_t *j = depth < NEST_MAX ? json_loadb(s + k, n - k, JSON_ALLOW_NUL, NULL) : NULL;
 	char *text;
 
-	if (!j || !json_fields(j, depth)) {
-		int withheld = !j && redact_text_mentions_cred(s, n);
+	if (!j) {
+		if (!redact_text_mentions_cred(s, n))
+			return other_text(o, s, n);
+		REDACT_TEXT_LIT(o, REDACTED);
+		return 1;
+	}
+	if (!json_fields(j, depth)) {
 		json_decref(j);
-		if (withheld)
-			REDACT_TEXT_LIT(o, REDACTED);
-		else
-			redact_text_put(o, s, n);
-		return withheld;
+		redact_text_put(o, s, n);
+		return 0;
 	}
 	text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	json_decref(j);
@@ -380,16 +441,22 @@ static int json_body(struct redact_text_out *o, const char *s, size_t n, size_t 
 
 /* Appends a request or response body s[0..n) to o with its credential
  * fields redacted, and returns whether any was: JSON (json_start) by its
- * members and strings; any other text, binary included, as a multipart
- * body and then as a form. depth: how deep in JSON strings s is. */
+ * members and strings; any other text, binary included, as other_text
+ * reads it. depth: how deep in JSON strings s is. */
 static int text_fields(struct redact_text_out *o, const char *s, size_t n, int depth)
 {
 	size_t k = json_start(s, n);
+
+	return k < n ? json_body(o, s, n, k, depth) : other_text(o, s, n);
+}
+
+/* A body that is not JSON, binary included, as a multipart body and then
+ * as a form. */
+static int other_text(struct redact_text_out *o, const char *s, size_t n)
+{
 	struct redact_text_out m;
 	int hit;
 
-	if (k < n)
-		return json_body(o, s, n, k, depth);
 	if (!memmem(s, n, "--", 2))
 		return form_fields(o, s, n);
 	m = (struct redact_text_out){ xmalloc(n + 64), 0, n + 64 };
