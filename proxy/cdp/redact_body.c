@@ -197,7 +197,8 @@ static int form_fields(struct redact_text_out *o, const char *s, size_t n)
 		return 0;
 	}
 	form_reading(&sp, s, n, "&");
-	form_reading(&sp, s, n, "&;");
+	if (memchr(s, ';', n))
+		form_reading(&sp, s, n, "&;");
 	if (memchr(s, '\n', n) || memchr(s, '\r', n))
 		form_reading(&sp, s, n, "\r\n");
 	if (sp.len > 1)
