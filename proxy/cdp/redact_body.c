@@ -103,28 +103,6 @@ static int json_fields(json_t *v, int depth)
 	return hit;
 }
 
-static int hex_value(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
-}
-
-/* %XX-decodes s[0..n) into d (n bytes at most), '+' to a space if plus;
- * returns the length. */
-static size_t percent_decode(char *d, const char *s, size_t n, int plus)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '%' && n - i >= 3 && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
-			d[k++] = (char)(hex_value(s[i + 1]) << 4 | hex_value(s[i + 2]));
-			i += 2;
-		} else {
-			d[k++] = plus && s[i] == '+' ? ' ' : s[i];
-		}
-	}
-	return k;
-}
-
 /* Is a form field's name[0..n) a credential's, as it is or %XX-decoded? */
 static int form_name_is_cred(const char *name, size_t n)
 {
@@ -136,7 +114,7 @@ static int form_name_is_cred(const char *name, size_t n)
 	if (!memchr(name, '%', n))   /* '+' for a space makes no word and breaks none */
 		return 0;
 	d = xmalloc(n + 1);
-	cred = redact_text_is_cred_name(d, percent_decode(d, name, n, 1));
+	cred = redact_text_is_cred_name(d, redact_text_percent_decode(d, name, n, 1));
 	free(d);
 	return cred;
 }
@@ -245,7 +223,7 @@ static int name_piece(struct names *nm, const char *v, size_t n, int ext)
 			v = q2 + 1;
 		}
 	}
-	k = percent_decode(d, v, n, 0);
+	k = redact_text_percent_decode(d, v, n, 0);
 	nm->len += k;
 	return cred || redact_text_is_cred_name(d, k);
 }

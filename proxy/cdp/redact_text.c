@@ -62,6 +62,27 @@ static int hex_digit(char c)
 	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
 }
 
+/* Is s[i] the '%' of a %XX? */
+static int at_percent(const char *s, size_t n, size_t i)
+{
+	return s[i] == '%' && n - i >= 3 && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0;
+}
+
+size_t redact_text_percent_decode(char *d, const char *s, size_t n, int plus)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (at_percent(s, n, i)) {
+			d[k++] = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
+			i += 2;
+		} else {
+			d[k++] = plus && s[i] == '+' ? ' ' : s[i];
+		}
+	}
+	return k;
+}
+
 /* A credential's word in s[0..n), or "sid" between non-letters? */
 static int mentions_word(const char *s, size_t n)
 {
@@ -94,7 +115,7 @@ int redact_text_mentions_cred(const char *s, size_t n)
 						hex_digit(s[j + 3]) << 4 | hex_digit(s[j + 4]));
 			d[k++] = c < 0x80 ? (char)c : '?';
 			i = j + 4;
-		} else if (s[i] == '%' && n - i >= 3 && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
+		} else if (at_percent(s, n, i)) {
 			d[k++] = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
 			i += 2;
 		} else {
