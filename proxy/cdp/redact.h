@@ -38,11 +38,16 @@
  *    postDataEntries[].bytes, Fetch.fulfillRequest's body, the body of a
  *    getResponseBody result and the data of an IO.read one (where a
  *    base64Encoded member is beside them), WebSocket frames' payloadData.
- *    A JSON body loses each member named with a credential word; a
- *    multipart body ("--boundary" first) the content of each part so
- *    named; other text without NUL bytes, read as a form, the value of
- *    each field so named (%XX decoded). A body that looks like JSON but
- *    does not parse is withheld whole if a credential word is in it;
+ *    Bodies are read as the servers that receive them would: a JSON
+ *    body (after spaces and byte order marks) loses each member named
+ *    with a credential word, and its strings are read as bodies too (JSON
+ *    in them, forms); any other text, binary included, loses the content
+ *    of each multipart part so named (name=, name*=; any line starting
+ *    with "--" may be a delimiter: preambles, LF line ends) and, read as
+ *    a form split at '&', at '&' or ';' and at line ends (text/plain),
+ *    the value of each field so named in any of these readings (%XX
+ *    decoded). A body that looks like JSON but does not parse is withheld
+ *    whole if a credential word is in it (\uXXXX and %XX decoded);
  *  - URL userinfo ("scheme://user:password@host", the last '@' of the
  *    authority) in every string value and in bodies: user and password;
  *  - the same inside the message string of Target.sendMessageToTarget and

@@ -9,11 +9,11 @@
 
 /* The replacement for a body member s[0..n) (base64 when b64 says so and it
  * decodes), or NULL when it holds no credential field or URL userinfo. A
- * JSON object or array loses its members named like credentials, a
- * multipart body ("--boundary" first) the content of its parts so named,
- * other text without NUL bytes, read as a form, the value of each field so
- * named; a body that looks like JSON but does not parse is withheld whole
- * when a credential word is in it. */
+ * JSON object or array loses its members named like credentials (and its
+ * strings are read as bodies); other text, the content of multipart parts
+ * so named and, read as a form every way servers split one, the value of
+ * each field so named; a body that looks like JSON but does not parse is
+ * withheld whole when a credential word is in it. */
 json_t *redact_body_member(const char *s, size_t n, int b64);
 
 #endif

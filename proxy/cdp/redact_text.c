@@ -32,8 +32,8 @@ static const unsigned char cred_first[256] = {
 	['P'] = 1, ['S'] = 1, ['T'] = 1, ['K'] = 1, ['A'] = 1, ['C'] = 1, ['X'] = 1, ['J'] = 1,
 };
 
-/* Is s[0..n) a credential's name: one of cred_words[] in it, or "sid"? */
-int redact_text_is_cred_name(const char *s, size_t n)
+/* Is one of cred_words[] in s[0..n)? */
+static int has_cred_word(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!cred_first[(unsigned char)s[i]])
@@ -43,7 +43,88 @@ int redact_text_is_cred_name(const char *s, size_t n)
 			    !strncasecmp(s + i, cred_words[w].w, cred_words[w].n))
 				return 1;
 	}
-	return n == 3 && !strncasecmp(s, "sid", 3);
+	return 0;
+}
+
+/* Is s[0..n) a credential's name: one of cred_words[] in it, or "sid"? */
+int redact_text_is_cred_name(const char *s, size_t n)
+{
+	return has_cred_word(s, n) || (n == 3 && !strncasecmp(s, "sid", 3));
+}
+
+static int is_letter(char c)
+{
+	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+}
+
+/* Is s[i] the '%' of a %XX? */
+static int at_percent(const char *s, size_t n, size_t i)
+{
+	return s[i] == '%' && n - i >= 3 && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0;
+}
+
+size_t redact_text_percent_decode(char *d, const char *s, size_t n, int plus)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (at_percent(s, n, i)) {
+			d[k++] = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
+			i += 2;
+		} else {
+			d[k++] = plus && s[i] == '+' ? ' ' : s[i];
+		}
+	}
+	return k;
+}
+
+/* A credential's word in s[0..n), or "sid" between non-letters? */
+static int mentions_word(const char *s, size_t n)
+{
+	if (has_cred_word(s, n))
+		return 1;
+	for (size_t i = 0; i + 3 <= n; i++)
+		if (!strncasecmp(s + i, "sid", 3) && !(i && is_letter(s[i - 1])) && !(i + 3 < n && is_letter(s[i + 3])))
+			return 1;
+	return 0;
+}
+
+int redact_text_mentions_cred(const char *s, size_t n)
+{
+	size_t k = 0;
+	char *d;
+	int found;
+
+	if (mentions_word(s, n))
+		return 1;
+	if (!memchr(s, '\\', n) && !memchr(s, '%', n))
+		return 0;
+	d = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		while (j < n && s[j] == '\\')
+			j++;
+		if (j > i && n - j >= 5 && s[j] == 'u' && hex_digit(s[j + 1]) >= 0 && hex_digit(s[j + 2]) >= 0 &&
+		    hex_digit(s[j + 3]) >= 0 && hex_digit(s[j + 4]) >= 0) {
+			unsigned c = (unsigned)(hex_digit(s[j + 1]) << 12 | hex_digit(s[j + 2]) << 8 |
+						hex_digit(s[j + 3]) << 4 | hex_digit(s[j + 4]));
+			d[k++] = c < 0x80 ? (char)c : '?';
+			i = j + 4;
+		} else if (at_percent(s, n, i)) {
+			d[k++] = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
+			i += 2;
+		} else {
+			d[k++] = s[i];
+		}
+	}
+	found = mentions_word(d, k);
+	free(d);
+	return found;
 }
 
 void redact_text_put(struct redact_text_out *o, const char *s, size_t n)

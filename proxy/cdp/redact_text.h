@@ -22,6 +22,16 @@ void redact_text_put(struct redact_text_out *o, const char *s, size_t n);
  * them), or "sid"? */
 int redact_text_is_cred_name(const char *s, size_t n);
 
+/* Is a credential's word (or "sid" between non-letters) in s[0..n), as it
+ * is or once JSON's \uXXXX escapes (behind any number of backslashes: JSON
+ * in JSON strings) and %XX are decoded? For text that cannot be read field
+ * by field: it is withheld when this says so. */
+int redact_text_mentions_cred(const char *s, size_t n);
+
+/* %XX-decodes s[0..n) into d (n bytes at most; d may be s), '+' to a
+ * space if plus; returns the length. */
+size_t redact_text_percent_decode(char *d, const char *s, size_t n, int plus);
+
 /* Appends s[0..n) to o with the userinfo of each URL in it replaced by
  * "<redacted>"; returns whether any was. */
 int redact_text_userinfo(struct redact_text_out *o, const char *s, size_t n);

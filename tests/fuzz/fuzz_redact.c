@@ -9,7 +9,8 @@
  * messages), nested at a fuzzed depth among fuzzed members; the marker must
  * not survive, and the output must parse with the input's skeleton.
  * (C) A JSON input's heads (jsoncut, which redact_body_head reads a long
- * body's head through) close into JSON that holds the head. */
+ * body's head through) close into JSON that holds the head. A head jsoncut
+ * will not close is withheld whole in the log (REDACTED_NOT_JSON). */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,10 +92,13 @@ static void check_body(const char *in, size_t n)
 	free(text);
 }
 
-/* (C) */
+/* (C) Only of JSON texts: a NUL byte is in none (RFC 8259 escapes it in
+ * strings and has it nowhere else), though jansson 2.14 loads a document
+ * with one right after a number or literal ({"a":true\0}: its lexer gives
+ * back the byte after the token, then reads past a NUL it has given back). */
 static void check_heads(const char *in, size_t n)
 {
-	json_t *jin = json_loadb(in, n, JSON_ALLOW_NUL, NULL);
+	json_t *jin = memchr(in, '\0', n) ? NULL : json_loadb(in, n, JSON_ALLOW_NUL, NULL);
 	size_t first = 0;
 	char *text;
 
@@ -319,33 +323,79 @@ static void cred_name(struct src *s, char *out, const char *banned)
 	snprintf(out, 40, "%s%s%s", pre, w, post);
 }
 
-/* A body with the marker in a credential field: a form, a multipart body
- * or JSON (nested, with fuzzed members around it). Returns its length. */
+/* s[0..n) %XX-encoded into out, every byte. */
+static void percent_all(char *out, const char *s)
+{
+	for (; *s; s++, out += 3)
+		snprintf(out, 4, "%%%02X", (unsigned char)*s);
+	*out = '\0';
+}
+
+/* A body with the marker in a credential field, shaped as servers read
+ * them (issue 46): a form split at '&', ';' or line ends (text/plain), a
+ * NUL in it or not; a multipart body with CRLF or LF line ends, a preamble
+ * or a leading newline, the part named name=, name*= (%XX) or in RFC 2231
+ * pieces; JSON, after a byte order mark or not, itself in a JSON string
+ * or not. Returns its length (NULs included). */
 static size_t body(struct src *s, char *out, size_t cap)
 {
-	char name[40], value[64], junk[16], junk2[16], bound[24];
+	static const char *const seps[] = { "&", ";", "\r\n", "\n" };
+	char name[40], value[64], junk[16], junk2[16], bound[24], pre[24], named[160];
 	json_t *j, *holder;
 	char *t;
 	size_t len;
 
 	switch (pick(s, 3)) {
-	case 0:   /* application/x-www-form-urlencoded, or text read as one */
-		text(s, junk, 8, "&=");
-		text(s, junk2, 8, "&");
-		cred_name(s, name, "&=%");   /* %XX could eat the word's first letter */
-		secret_value(s, value, "&");
-		snprintf(out, cap, "%s=%s&%s=%s%s", junk, junk2, name, value, pick(s, 2) ? "&x=1" : "");
-		return strlen(out);
-	case 1:   /* multipart/form-data */
+	case 0: {  /* application/x-www-form-urlencoded, text/plain, or text read as one */
+		const char *sep = seps[pick(s, 4)];
+		text(s, junk, 8, "&;=\r\n");
+		text(s, junk2, 8, "&;\r\n");
+		cred_name(s, name, "&;=%\r\n");   /* %XX could eat the word's first letter */
+		secret_value(s, value, "&;\r\n");
+		len = (size_t)snprintf(out, cap, "%s=%s%s%s=%s", junk, junk2, sep, name, value);
+		switch (pick(s, 4)) {
+		case 0:   /* a NUL after the value, and another field */
+			len += (size_t)snprintf(out + len, cap - len, "%c%sx=1", '\0', sep);
+			break;
+		case 1:
+			len += (size_t)snprintf(out + len, cap - len, "%sx=1", sep);
+			break;
+		case 2:
+			out[len++] = '\0';
+			break;
+		default:
+			break;
+		}
+		return len;
+	}
+	case 1: {  /* multipart/form-data */
+		unsigned form = pick(s, 4), how = byte(s);
+		const char *eol = how & 1 ? "\n" : "\r\n";
 		text(s, bound, 16, "\r\n");
 		text(s, junk, 8, "\r\n\"");
-		cred_name(s, name, "\r\n\"");
+		text(s, pre, 16, "");
+		cred_name(s, name, form ? "\r\n\"; \t%'" : "\r\n\"");
 		secret_value(s, value, "\n");
+		if (form == 1) {          /* name*=UTF-8''%XX... */
+			char enc[120];
+			percent_all(enc, name);
+			snprintf(named, sizeof named, "name*=UTF-8''%s", enc);
+		} else if (form == 2) {   /* name*0="...", name*1="..." */
+			size_t cut = strlen(name) / 2;
+			snprintf(named, sizeof named, "name*0=\"%.*s\"; name*1=\"%s\"", (int)cut, name, name + cut);
+		} else if (form == 3) {   /* unquoted, spaced */
+			snprintf(named, sizeof named, "name = %s", name);
+		} else {
+			snprintf(named, sizeof named, "name=\"%s\"", name);
+		}
 		snprintf(out, cap,
-					"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\nann\r\n--%s\r\n"
-					"Content-Disposition: form-data; name=\"%s\"%s\r\n\r\n%s\r\n--%s--\r\n",
-					bound, junk, bound, name, pick(s, 2) ? "" : "; filename=\"f\"", value, bound);
+			 "%s%s--%s%sContent-Disposition: form-data; name=\"%s\"%s%sann%s--%s%s"
+			 "Content-Disposition: form-data; %s%s%s%s%s%s--%s--%s",
+			 how & 2 ? pre : "", how & 2 ? eol : how & 4 ? "\n" : "",
+			 bound, eol, junk, eol, eol, eol, bound, eol,
+			 named, pick(s, 2) ? "" : "; filename=\"f\"", eol, eol, value, eol, bound, eol);
 		return strlen(out);
+	}
 	default:  /* JSON */
 		j = json_object();
 		holder = j;
@@ -362,11 +412,17 @@ static size_t body(struct src *s, char *out, size_t cap)
 		json_object_set_new(holder, name, pick(s, 4) ? json_string(value) : one(json_string(value)));
 		t = json_dumps(j, JSON_COMPACT);
 		json_decref(j);
-		len = strlen(t) < cap ? strlen(t) : cap - 1;
-		memcpy(out, t, len);
-		out[len] = '\0';
+		for (unsigned d = pick(s, 3); d; d--) {   /* JSON in a JSON string in... */
+			text(s, junk, 8, "");
+			j = json_object();
+			json_object_set_new(j, junk, json_string(t));
+			free(t);
+			t = json_dumps(j, JSON_COMPACT);
+			json_decref(j);
+		}
+		len = (size_t)snprintf(out, cap, "%s%s", pick(s, 2) ? "" : "\xef\xbb\xbf", t);
 		free(t);
-		return len;
+		return len < cap ? len : cap - 1;
 	}
 }
 
@@ -393,7 +449,7 @@ static void url_with_userinfo(struct src *s, char *out, size_t cap)
 static json_t *shape(struct src *s, const char **key, const char **method)
 {
 	static char ukey[16];   /* a fuzzed key: *key outlives this call */
-	char buf[512], name[40], value[64], cname[16], attrs[32];
+	char buf[1024], name[40], value[64], cname[16], attrs[32];
 	json_t *o = json_object();
 	size_t n;
 	char *enc;
@@ -404,7 +460,7 @@ static json_t *shape(struct src *s, const char **key, const char **method)
 		if (pick(s, 2)) {
 			json_decref(o);
 			*key = "postData";
-			return json_string(buf);
+			return json_stringn(buf, n);
 		}
 		enc = b64(buf, n);
 		json_object_set_new(o, "postData", json_string(enc));
@@ -437,7 +493,7 @@ static json_t *shape(struct src *s, const char **key, const char **method)
 		n = body(s, buf, sizeof buf);
 		switch (pick(s, 3)) {
 		case 0:
-			json_object_set_new(o, "body", json_string(buf));
+			json_object_set_new(o, "body", json_stringn(buf, n));
 			json_object_set_new(o, "base64Encoded", json_false());
 			break;
 		case 1:
@@ -449,7 +505,7 @@ static json_t *shape(struct src *s, const char **key, const char **method)
 		default:
 			json_object_set_new(o, "opcode", json_integer(1));
 			json_object_set_new(o, "mask", json_false());
-			json_object_set_new(o, "payloadData", json_string(buf));
+			json_object_set_new(o, "payloadData", json_stringn(buf, n));
 		}
 		*key = pick(s, 2) ? "result" : "response";
 		return o;

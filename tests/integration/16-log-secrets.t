@@ -16,6 +16,10 @@
 // of one (refused, with the URL in the error), X-Api-Key and X-*-Token
 // headers, Fetch.continueRequest postData and Fetch.fulfillRequest bodies
 // (base64), a token in a JSON response read with Network.getResponseBody.
+// Then those of issue 46 #1, as Fetch.continueRequest postData: JSON in a
+// JSON string and after a BOM, multipart with a preamble, with LF line ends
+// and a leading newline, and with a part named name*=UTF-8''password, a
+// form split by ';' and one with a NUL (each must reach the server).
 // Every secret string must be in the traffic the client saw and nowhere in
 // the log file (nor in any base64 string of it), whose records stay JSON.
 // REDACT_CAPTURE=DIR logs secrets instead (--log-secrets) and writes the
@@ -33,6 +37,7 @@ const h = require('./lib/harness');
 const ALL = { timeout: 60000 };
 const CAPTURE = process.env.REDACT_CAPTURE || '';
 const b64 = (s) => Buffer.from(s, 'latin1').toString('base64');
+const b64utf8 = (s) => Buffer.from(s, 'utf8').toString('base64');
 // Every secret, as it would appear in a log line (JSON text).
 const SECRETS = {
   srv1: 'SECRETsrv1', srv2: 'SECRETsrv2', srv3: 'SECRETsrv3', cr: 'SECRETcr',
@@ -42,9 +47,22 @@ const SECRETS = {
   formpw: 'SECRETformpw', multipw: 'SECRETmultipw', urlpw: 'SECRETurlpw', fetchpw: 'SECRETfetchpw',
   apikey: 'SECRETapikey', xtoken: 'SECRETxtoken', contpost: 'SECRETcontpost', fulfilled: 'SECRETfulfilled',
   resptoken: 'SECRETresptoken',
+  nested: 'SECRETnested', bom: 'SECRETbom', preamble: 'SECRETpreamble', lf: 'SECRETlf', semi: 'SECRETsemi',
+  extname: 'SECRETextname', nul: 'SECRETnul',
 };
 // The secrets of issue 27 #6 (the second page).
 const NEW = ['formpw', 'multipw', 'urlpw', 'fetchpw', 'apikey', 'xtoken', 'contpost', 'fulfilled', 'resptoken'];
+// Issue 46 #1: request bodies shaped otherwise than a browser shapes them,
+// as a client sends them with Fetch.continueRequest (the third page).
+const SHAPES = {
+  nested: `{"data":"{\\"password\\":\\"${SECRETS.nested}\\"}"}`,
+  bom: `\ufeff{"password":"${SECRETS.bom}"}`,
+  preamble: `preamble\r\n--B\r\nContent-Disposition: form-data; name="password"\r\n\r\n${SECRETS.preamble}\r\n--B--\r\n`,
+  lf: `\n--B\nContent-Disposition: form-data; name="password"\n\n${SECRETS.lf}\n--B--\n`,
+  semi: `a=1;password=${SECRETS.semi}`,
+  extname: `--B\r\nContent-Disposition: form-data; name*=UTF-8''password\r\n\r\n${SECRETS.extname}\r\n--B--\r\n`,
+  nul: `a=1&password=${SECRETS.nul}\0&b=2`,
+};
 const BASIC = b64(`user:${SECRETS.pass}`);
 // text and, after it, what each base64-looking run in it decodes to.
 const withB64 = (text) => [text, ...(text.match(/[A-Za-z0-9+/]{8,}={0,2}/g) || [])
@@ -66,6 +84,9 @@ function rawServer() {
       const end = buf.indexOf('\r\n\r\n');
       if (end < 0) return;
       const req = buf.slice(0, end);
+      const len = Number((/\r\ncontent-length: *(\d+)/i.exec(req) || [])[1] || 0);
+      if (buf.length < end + 4 + len) return; // the body too, so a test can see what came
+      srv.emit('request-body', buf.slice(end + 4, end + 4 + len));
       buf = '';
       const url = req.split(' ')[1] || '/';
       const p = url.split('?')[0];
@@ -183,7 +204,7 @@ test('drive a page that sets, sends and is refused cookies and credentials', ALL
   }
   await CDP.Close({ ...opts, id: target.id });
   for (const [name, secret] of Object.entries(SECRETS)) {
-    if (!NEW.includes(name)) assert.ok(seen.includes(secret), `the traffic carried secret ${name}`);
+    if (!NEW.includes(name) && !(name in SHAPES)) assert.ok(seen.includes(secret), `the traffic carried secret ${name}`);
   }
   assert.ok(seen.includes(BASIC), 'the traffic carried the Basic credentials');
 });
@@ -257,6 +278,53 @@ test('drive a login form, credentials in URLs, API key headers and Fetch bodies'
   for (const name of NEW) assert.ok(all.includes(SECRETS[name]), `the traffic carried secret ${name}`);
 });
 
+test('send bodies shaped otherwise: JSON in a JSON string or after a BOM, multipart with a preamble or LF, forms split by ; or with a NUL', ALL, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const CDP = h.client('chrome-remote-interface');
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const opts = { host: '127.0.0.1', port: env.port };
+  const target = await CDP.New({ ...opts, url: 'about:blank' });
+  const client = await CDP({ ...opts, target });
+  client.on('event', (m) => { seen += `${JSON.stringify(m)}\n`; });
+  const call = async (method, params) => {
+    seen += `${JSON.stringify({ method, params })}\n`;
+    const r = await client.send(method, params).catch((e) => { throw new Error(`${method}: ${e.message}`); });
+    seen += `${JSON.stringify(r)}\n`;
+    return r;
+  };
+  const received = [];
+  const onBody = (body) => received.push(body);
+  server.on('request-body', onBody);
+  try {
+    await call('Network.enable');
+    await call('Page.enable');
+    const loaded = client.Page.loadEventFired();
+    await call('Page.navigate', { url: `${origin}/form` });
+    await loaded;
+    client.Fetch.requestPaused(async ({ requestId, request }) => {
+      const name = request.url.split('?')[1];
+      await call('Fetch.continueRequest', { requestId, postData: b64utf8(SHAPES[name]) }).catch(() => {});
+    });
+    await call('Fetch.enable', { patterns: [{ urlPattern: '*/shape?*' }] });
+    for (const name of Object.keys(SHAPES)) {
+      await call('Runtime.evaluate', {
+        expression: `fetch('/shape?${name}', { method: 'POST', body: 'x=1' }).then((r) => r.status)`,
+        awaitPromise: true, returnByValue: true,
+      });
+    }
+    await call('Fetch.disable');
+  } finally {
+    server.off('request-body', onBody);
+    await client.close();
+  }
+  await CDP.Close({ ...opts, id: target.id });
+  const all = withB64(seen);
+  for (const name of Object.keys(SHAPES)) {
+    assert.ok(all.includes(SECRETS[name]), `the traffic carried secret ${name}`);
+    assert.ok(received.some((r) => r.includes(SECRETS[name])), `the server received secret ${name}`);
+  }
+});
+
 test('no secret in the log; every record JSON; redacted records say so', { ...ALL, skip: h.DIRECT && 'CDPPROXY_DIRECT=1' }, async (t) => {
   if (!env) return t.skip('setup failed');
   const result = await env.stopProxy();
@@ -269,7 +337,7 @@ test('no secret in the log; every record JSON; redacted records say so', { ...AL
     fs.mkdirSync(CAPTURE, { recursive: true });
     let n = 0;
     for (const r of bodies) {
-      if (!/SECRET|binaryResponseHeaders|Basic /.test(bodyText(r))) continue;
+      if (!/SECRET|binaryResponseHeaders|Basic /.test(withB64(bodyText(r)))) continue;
       const name = `${(r.method || r.kind).replace(/[^A-Za-z.]/g, '')}-${r.dir}-${String(++n).padStart(2, '0')}.json`;
       // The oversized cookie, shortened to keep inputs under the fuzzer's max_len.
       fs.writeFileSync(path.join(CAPTURE, name), bodyText(r).replace(/x{5000}/g, 'x'.repeat(40)));
