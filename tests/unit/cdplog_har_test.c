@@ -2,6 +2,7 @@
  * extra-info headers (out of order too), a fetched body, a failed request, the --max-requests
  * bound, an unfinished request at detach, page timings, the timings rule,
  * and secrets redacted although the log kept them (--log-secrets). */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,96 @@ static void test_har(void)
 	unlink(path);
 }
 
+/* One finished request with no body on session sid (a C string literal). */
+#define ONE(t, sid, rid) \
+	"{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Network.requestWillBeSent\",\"session\":\"" sid "\",\"bytes\":1," \
+	"\"body\":{\"method\":\"Network.requestWillBeSent\",\"params\":{\"requestId\":\"" rid "\",\"type\":\"Image\",\"timestamp\":1.0," \
+	"\"wallTime\":1000.0,\"request\":{\"url\":\"http://x/" rid "\",\"method\":\"GET\",\"headers\":{}}},\"sessionId\":\"" sid "\"}}\n" \
+	"{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Network.loadingFinished\",\"session\":\"" sid "\",\"bytes\":1," \
+	"\"body\":{\"method\":\"Network.loadingFinished\",\"params\":{\"requestId\":\"" rid "\",\"timestamp\":1.1,\"encodedDataLength\":0}," \
+	"\"sessionId\":\"" sid "\"}}\n"
+
+#define LONG40 "0123456789012345678901234567890123456789"
+
+/* --per-session names each file from its session's id, cleaned and cut:
+ * ids that clean or cut to the same text (S/1 and S.1; two that share 40
+ * characters) must still get files of their own, none written over, and
+ * none written through a link found at its name. */
+static void test_per_session_names(void)
+{
+	static const char LOG2[] =
+		ONE(1, "S/1", "A") ONE(2, "S.1", "B") ONE(3, "S_1", "C") ONE(4, LONG40 "-one", "D")
+		ONE(5, LONG40 "-two", "E") ONE(6, "plain", "F");
+	struct logrec_opts lo = { .sessions_max = 10 };
+	char dir[] = "/tmp/cdplog_har_namesXXXXXX", base[64], path[512], err[300] = "";
+	struct har_opts o = { .out = base, .per_session = 1, .max_requests = 10 };
+	FILE *f;
+	DIR *d;
+	struct dirent *de;
+	int files = 0, entries = 0, rc;
+	char *text, seen[8] = "";
+	size_t len;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "a temporary directory");
+		return;
+	}
+	snprintf(base, sizeof base, "%s/out.har", dir);
+	f = fmemopen((void *)LOG2, strlen(LOG2), "r");
+	is_int(cdplog_har(f, "names.jsonl", &lo, &o, err, sizeof err), 0, "six sessions, six files: %s", err);
+	fclose(f);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		json_t *har, *e;
+		size_t i;
+		if (de->d_name[0] == '.')
+			continue;
+		files++;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		text = util_read_file(path, &len, err, sizeof err);
+		har = text ? json_loads(text, 0, NULL) : NULL;
+		json_array_foreach(json_object_get(json_object_get(har, "log"), "entries"), i, e) {
+			const char *url = json_string_value(json_object_get(json_object_get(e, "request"), "url"));
+			entries++;
+			if (url && strlen(seen) < sizeof seen - 1)
+				strncat(seen, url + strlen(url) - 1, 1);
+		}
+		json_decref(har);
+		free(text);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	is_int(files, 6, "a file per session: S/1, S.1 and S_1 apart, the two sharing 40 characters apart");
+	is_int(entries, 6, "every entry written, none over another's: %s", seen);
+
+	/* A link where a session's file goes: not followed, not written. */
+	snprintf(path, sizeof path, "%s/victim", dir);
+	f = fopen(path, "w");
+	fputs("keep me\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/out-plain.har", dir);
+	ok(symlink("victim", path) == 0, "a link at out-plain.har");
+	f = fmemopen((void *)LOG2, strlen(LOG2), "r");
+	rc = cdplog_har(f, "names.jsonl", &lo, &o, err, sizeof err);
+	fclose(f);
+	is_int(rc, -1, "refused");
+	ok(strstr(err, "out-plain.har") && strstr(err, "exists"), "naming the file that is there: %s", err);
+	snprintf(path, sizeof path, "%s/victim", dir);
+	text = util_read_file(path, &len, err, sizeof err);
+	ok(text && !strcmp(text, "keep me\n"), "what the link points at is untouched");
+	free(text);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 static void test_timings_without_response(void)
 {
 	double total;
@@ -175,6 +266,7 @@ static void test_timings_without_response(void)
 int main(void)
 {
 	test_har();
+	test_per_session_names();
 	test_timings_without_response();
 	return tap_done();
 }

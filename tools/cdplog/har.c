@@ -518,8 +518,9 @@ int cdplog_har(FILE *f, const char *name, const struct logrec_opts *lo, const st
 
 	table_init(&h.reqs);
 	table_init(&h.sessions);
+	table_init(&h.names);
 	logrec_pending_init(&h.cmds, o->max_requests);
-	if (!o->per_session && !(h.out = har_out_open(o->out, name, err, errlen))) {
+	if (!o->per_session && !(h.out = har_out_open(o->out, 0, name, err, errlen))) {
 		rc = -1;
 		goto out;
 	}
@@ -543,5 +544,6 @@ out:
 	logrec_pending_free(&h.cmds);
 	table_free(&h.reqs, NULL);
 	table_free(&h.sessions, NULL);
+	table_free(&h.names, NULL);
 	return rc;
 }

@@ -89,6 +89,7 @@ struct har {
 	const char *source;
 	size_t sessions_max;
 	struct table reqs, sessions;
+	struct table names;           /* --per-session: the file names used (har_out_for) */
 	struct har_req *oldest, *newest;
 	size_t nreqs;
 	struct har_sess *lru, *mru;
@@ -116,16 +117,19 @@ struct har_out {
 	uint64_t entries, npages;
 };
 
-/* Opens path ("-" or NULL: stdout) and writes the HAR's head. NULL with a
+/* Opens path ("-" or NULL: stdout) and writes the HAR's head; anew: path
+ * is created, and refused when anything (a link too) is there. NULL with a
  * reason in err. */
-struct har_out *har_out_open(const char *path, const char *source, char *err, size_t errlen);
+struct har_out *har_out_open(const char *path, int anew, const char *source, char *err,
+			     size_t errlen);
 void har_out_entry(struct har_out *o, json_t *entry);
 void har_out_page(struct har_out *o, json_t *page);
 /* Writes the pages and the end (with comment, may be NULL), closes and frees
  * o. 0, or -1 with a reason when a write failed. */
 int har_out_close(struct har_out *o, const char *comment, char *err, size_t errlen);
 /* The file a session's entries and pages go to (the one file, or under
- * --per-session its own, named from the -o FILE and opened on first use);
+ * --per-session its own, named from the -o FILE and the session, a name of
+ * its own, created on first use);
  * NULL after a failure (h->failed says why). */
 struct har_out *har_out_for(struct har *h, struct har_sess *s);
 
