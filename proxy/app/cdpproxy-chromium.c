@@ -31,8 +31,9 @@ static void usage(void)
 	      "Neither debugging switch: the wrapper becomes the browser (exec).\n\n"
 	      "Environment: CDPPROXY_CHROMIUM (the browser, default /usr/bin/chromium),\n"
 	      "CDPPROXY_POLICY, CDPPROXY_LOG (a file, a directory, or a name with %p),\n"
-	      "CDPPROXY_LOG_BODIES, CDPPROXY_MAX_MESSAGE, CDPPROXY_CONTROL (HOST:PORT),\n"
-	      "CDPPROXY_PUSHGATEWAY (a URL: the metrics are pushed there at exit) with\n"
+	      "CDPPROXY_LOG_BODIES, CDPPROXY_RECORD_BODIES (1 or a budget: the proxy fetches\n"
+	      "each response body for cdplog har), CDPPROXY_MAX_MESSAGE, CDPPROXY_CONTROL\n"
+	      "(HOST:PORT), CDPPROXY_PUSHGATEWAY (a URL: the metrics are pushed there at exit) with\n"
 	      "CDPPROXY_PUSHGATEWAY_JOB and CDPPROXY_PUSHGATEWAY_INSTANCE.\n", stdout);
 }
 

@@ -12,6 +12,7 @@
 #include "datadir.h"
 #include "legs.h"
 #include "proxy.h"
+#include "record.h"
 #include "util.h"
 
 static volatile int stop, reload;
@@ -32,6 +33,10 @@ static void usage(FILE *out)
 	      "  --log FILE             append a JSON line per message and connection to FILE\n"
 	      "                         (created with mode 0600)\n"
 	      "  --log-bodies[=N]       also log message bodies, cut to N bytes (default 65536)\n"
+	      "  --record-bodies[=BUDGET]  fetch each response body (Network.getResponseBody\n"
+	      "                         after loadingFinished), kept from the client and logged\n"
+	      "                         whole, for cdplog har; BUDGET: bytes per connection\n"
+	      "                         (default 64MiB); needs --log, turns on --log-bodies\n"
 	      "  --max-message SIZE     largest message forwarded; a larger one closes its\n"
 	      "                         connection with 1009 (default 256MiB)\n"
 	      "  --queue-bytes SIZE     bytes queued per direction before the proxy stops\n"
@@ -139,7 +144,7 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 	return ok ? 0 : -1;
 }
 
-enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_MAX_MESSAGE,
+enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_RECORD_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
        O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_STRICT };
 
@@ -180,6 +185,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "launch", optional_argument, NULL, O_LAUNCH },
 		{ "log", required_argument, NULL, O_LOG },
 		{ "log-bodies", optional_argument, NULL, O_LOG_BODIES },
+		{ "record-bodies", optional_argument, NULL, O_RECORD_BODIES },
 		{ "max-message", required_argument, NULL, O_MAX_MESSAGE },
 		{ "queue-bytes", required_argument, NULL, O_QUEUE_BYTES },
 		{ "policy", required_argument, NULL, O_POLICY },
@@ -228,6 +234,16 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			if (optarg && util_parse_size(optarg, &size, err, errlen))
 				return -1;
 			cfg->log_bodies = size ? (size_t)size : 1;
+			break;
+		case O_RECORD_BODIES:
+			size = RECORD_BUDGET_DEFAULT;
+			if (optarg && util_parse_size(optarg, &size, err, errlen))
+				return -1;
+			if (!size) {
+				snprintf(err, errlen, "%s wants a budget above 0 (leave the flag out for none)", flag);
+				return -1;
+			}
+			cfg->record_bodies = size;
 			break;
 		case O_MAX_MESSAGE:
 		case O_QUEUE_BYTES:
@@ -318,6 +334,13 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			 argv[optind]);
 		return -1;
 	}
+	if (cfg->record_bodies && !cfg->log_path) {
+		snprintf(err, errlen, "--record-bodies wants --log FILE: the bodies it fetches go there");
+		return -1;
+	}
+	/* The HAR wants the events' headers and URLs too. */
+	if (cfg->record_bodies && !cfg->log_bodies)
+		cfg->log_bodies = 65536;
 	cfg->allow_remote = *allow_remote;
 	cfg->chromium_args = argv + optind;
 	cfg->chromium_argc = argc - optind;

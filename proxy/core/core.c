@@ -168,6 +168,12 @@ void core_report_close(struct core_conn *cc, enum side s, const char *by, int co
 	if (cc->core->log)
 		log_event(cc->core->log, cc->id, "close", json_pack("{s:s, s:i, s:o, s:s}",
 			  "side", side_name[s], "code", code, "reason", util_json_str(reason), "by", by));
+	/* The live view says how each connection ended, as cdplog does. */
+	if (cc->core->tail) {
+		char label[96];
+		snprintf(label, sizeof label, "closed by the %s (%d%s%s)", by, code, *reason ? ": " : "", reason);
+		tail_note(cc->core->tail, "close", cc->id, label, util_now_us());
+	}
 }
 
 void core_report_too_large(struct core_conn *cc, enum side from, uint64_t bytes, uint64_t max)

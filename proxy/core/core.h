@@ -36,6 +36,7 @@ struct core {
 	int selfdomain;               /* CDPProxy.* commands are answered (selfdomain.h) */
 	const char *policy_dir;       /* where a policy name finds NAME.json */
 	uint64_t marks;               /* CDPProxy.mark records written */
+	uint64_t record_budget;       /* --record-bodies: body bytes fetched per connection; 0: off */
 	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
 	struct core_conn *conns;      /* live connections, newest first */
 	struct core_conn *dirty;      /* those with messages queued this round (leg_round) */
@@ -70,6 +71,7 @@ struct core_conn {
 	int shut[2];                  /* nothing more is delivered to side s */
 	struct sessions sessions;
 	int64_t next_proxy_id;
+	uint64_t record_fetched;      /* bytes of the bodies --record-bodies fetched (record.h) */
 	uint64_t opened_us;
 	struct client_id client;      /* who is on the client's side */
 	/* cut_scan[s]: the stream scan of the message cut through to side s

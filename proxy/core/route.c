@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "record.h"
 #include "selfdomain.h"
 #include "util.h"
 
@@ -429,6 +430,23 @@ static int scan_routed(struct core_conn *cc, enum side from, const struct msg *m
 			 scan_message(buf, m->len, r);
 }
 
+/* --record-bodies: Chrome's event m (scanned r, its session in msg) goes
+ * on, and the body of a request it finished is asked for (record.h) on the
+ * request's session, by the proxy's own command. */
+static void route_record(struct core_conn *cc, enum side from, struct msg *m,
+			 const struct scan_result *r, const struct sessions_msg *msg)
+{
+	char sid[NAME_BYTES];
+	json_t *fetch;
+
+	to_room(sid, msg->sid, msg->sid_len);
+	fetch = record_event(cc, (const char *)MSG_DATA(m), r, sid);
+	route_send(cc, from, m);
+	if (fetch)
+		route_command(cc, sid, "Network.getResponseBody", fetch, UP);
+	json_decref(fetch);
+}
+
 void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 {
 	struct core *core = cc->core;
@@ -467,6 +485,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		stats_rtt(core->stats, name, rec.method_len, sm.rtt_us);
 		if (sm.by_proxy && !cut) {   /* the answer to the proxy's own command */
 			rec.by_proxy = 1;
+			rec.body_whole = record_answer(cc, name, rec.method_len, m->len);
 			count_and_log(cc, from, &rec, 1);
 			msg_free(m);
 			return;
@@ -559,5 +578,8 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	}
 	json_decref(client_params);
 	count_and_log(cc, from, &rec, !rule || rule->log);
-	route_send(cc, from, m);
+	if (pk == PK_EVENT && core->record_budget)
+		route_record(cc, from, m, &r, &msg);
+	else
+		route_send(cc, from, m);
 }

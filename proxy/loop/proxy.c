@@ -191,6 +191,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	px->core.max_message = cfg->max_message;
 	px->core.policy_dir = cfg->policy_dir;
 	px->core.selfdomain = !cfg->no_control_domain;
+	px->core.record_budget = cfg->record_bodies;
 	tail_init(&px->tail, TAIL_ENTRIES);
 
 	memset(&info, 0, sizeof info);

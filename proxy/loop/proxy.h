@@ -47,6 +47,7 @@ struct proxy_config {
 	const char *policy_path;      /* --policy, reloaded on SIGHUP */
 	const char *policy_dir;       /* where PUT {"name":N} finds N.json */
 	size_t log_bodies;            /* 0: no bodies */
+	uint64_t record_bodies;       /* --record-bodies' budget per connection; 0: off */
 	uint64_t max_message;         /* bytes */
 	uint64_t queue_bytes;         /* per direction, before reading pauses */
 	const char *chromium;         /* --launch: the browser to start, else NULL */

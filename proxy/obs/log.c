@@ -179,12 +179,13 @@ void log_message(struct log *lg, const struct log_rec *r)
 	struct log_entry *e;
 
 	if (lg->body_max && r->body) {
-		size_t len = r->body_len;
-		clean = lg->secrets ? NULL : redact_body_head(r->body, r->body_len, lg->body_max, &len);
+		/* An entry's body is at most UINT32_MAX bytes (a message's are at most 4 GiB). */
+		size_t len = r->body_len, keep = r->body_whole ? UINT32_MAX : lg->body_max;
+		clean = lg->secrets ? NULL : redact_body_head(r->body, r->body_len, keep, &len);
 		body = clean ? clean : r->body;
-		blen = log_fmt_utf8_cut(body, len, lg->body_max);
+		blen = log_fmt_utf8_cut(body, len, keep);
 		/* A long body was redacted by its head: it still had all its bytes. */
-		n = r->body_len > REDACT_HEAD_SPAN(lg->body_max) ? r->body_len : len;
+		n = r->body_len > REDACT_HEAD_SPAN(keep) ? r->body_len : len;
 		/* Whole and JSON: a message the scanner took (its kind says so), or
 		 * jansson's redacted copy of one. */
 		json = blen && blen == n && strcmp(r->kind, "invalid") && strcmp(r->kind, "binary") &&

@@ -30,6 +30,7 @@ struct log_rec {
 	int by_proxy;             /* the proxy wrote this message itself */
 	const char *body;         /* the message, logged only with --log-bodies */
 	size_t body_len;
+	int body_whole;           /* with --log-bodies, logged whole, past its cut */
 };
 
 struct log;

@@ -24,6 +24,7 @@
 #include "legs.h"
 #include "policy.h"
 #include "proxy.h"
+#include "record.h"
 #include "util.h"
 
 /* CDPPROXY_LOG: "%p" becomes our PID; a directory gets a file per wrapper. */
@@ -85,6 +86,22 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 			return -1;
 		}
 		c->log_bodies = (size_t)size;
+	}
+	if ((v = getenv("CDPPROXY_RECORD_BODIES")) && *v && strcmp(v, "0")) {
+		/* "1", "yes", "true": on, at --record-bodies' default budget. */
+		if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true"))
+			size = RECORD_BUDGET_DEFAULT;
+		else if (util_parse_size(v, &size, err, errlen) < 0 || !size) {
+			snprintf(err, errlen, "CDPPROXY_RECORD_BODIES: '%s' is not 1 or a size (e.g. 64MiB)", v);
+			return -1;
+		}
+		if (!*c->log_path) {
+			snprintf(err, errlen, "CDPPROXY_RECORD_BODIES wants CDPPROXY_LOG: the bodies it fetches go there");
+			return -1;
+		}
+		c->record_bodies = size;
+		if (!c->log_bodies)   /* the HAR wants the events' headers and URLs too */
+			c->log_bodies = 65536;
 	}
 	if ((v = getenv("CDPPROXY_CONTROL")) && *v) {
 		if (util_parse_hostport("CDPPROXY_CONTROL", v, c->admin_host, sizeof c->admin_host,
@@ -453,6 +470,7 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 		snprintf(cfg.listen_host, sizeof cfg.listen_host, "%s", host);
 	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
 	cfg.log_bodies = w->cfg.log_bodies;
+	cfg.record_bodies = w->cfg.record_bodies;
 	cfg.max_message = w->cfg.max_message;
 	cfg.queue_bytes = w->cfg.queue_bytes;
 	cfg.policy_path = w->cfg.policy_path;

@@ -8,7 +8,8 @@
 // lets its own script and style run). The screenshot is left in
 // build/dashboard.png. With --token, the page and its endpoints need it.
 // No page of another origin may frame it: a page on another port that
-// tries gets the frame blocked.
+// tries gets the frame blocked. Its last view says how each connection
+// ended: closed by whom, or, once the proxy is killed, no close record.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -152,5 +153,40 @@ test('with --token: the dashboard and its endpoints answer 401 without it', ALL,
     proxy.removeDir();
     await chrome.stop();
     assert.equal(result.code, 0, `proxy exits 0: ${result.stderr.slice(-300)}`);
+  }
+});
+
+// ChromeDriver ends its browser (the wrapper, the proxy in it) with SIGKILL:
+// no close is ever written. The page keeps its last view and says so.
+test('the last view says how each connection ended: closed, or no close record once the proxy is killed', ALL, async () => {
+  const chrome = await h.startChrome();
+  const proxy = await h.startProxy({ upstreamPort: chrome.port });
+  const { chromium } = h.client('playwright-core');
+  const viewer = await chromium.launch({ executablePath: h.CHROMIUM, args: ['--no-sandbox'] });
+  let b;
+  try {
+    const dash = await viewer.newPage();
+    await dash.goto(`${proxy.httpURL}/proxy/`);
+    const version = await h.getJSON(`${proxy.httpURL}/json/version`);
+    const a = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+    b = await h.RawCDP.connect(version.webSocketDebuggerUrl);
+    await a.send('Browser.getVersion');
+    await b.send('Browser.getVersion');
+    await dash.waitForFunction(() => known.size === 2, null, { timeout: 10000 });
+    await a.close();
+    await dash.waitForFunction(() => /closed by the client \(\d+/.test(document.querySelector('#ended').textContent), null, { timeout: 10000 });
+    process.kill(proxy.pid, 'SIGKILL');
+    await dash.waitForFunction(() => /no close record: the process ended \(killed\?\) after live entry \d+/.test(document.querySelector('#ended').textContent),
+      null, { timeout: 10000 });
+    const ended = await dash.textContent('#ended');
+    assert.match(ended, /closed by the client/, `the one closed still says so: ${ended}`);
+    assert.equal((ended.match(/no close record/g) || []).length, 1, `the other, and only it, has no close record: ${ended}`);
+    assert.match(await dash.textContent('#hdr-status'), /no answer since .*: the last view/, 'the header says the view is the last');
+  } finally {
+    await viewer.close();
+    if (b) b.ws.terminate();
+    await proxy.stop();
+    proxy.removeDir();
+    await chrome.stop();
   }
 });

@@ -2,6 +2,7 @@
  * extra-info headers (out of order too), a fetched body, a failed request, the --max-requests
  * bound, an unfinished request at detach, page timings, the timings rule,
  * and secrets redacted although the log kept them (--log-secrets). */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "../../tools/common/logrec.c"
 #include "../../tools/cdplog/har.c"
+#include "../../tools/cdplog/har_body.c"
 #include "../../tools/cdplog/har_entry.c"
 #include "../../tools/cdplog/har_out.c"
 #include "../../tools/cdplog/har_page.c"
@@ -162,6 +164,175 @@ static void test_har(void)
 	unlink(path);
 }
 
+/* One finished request with no body on session sid (a C string literal). */
+#define ONE(t, sid, rid) \
+	"{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Network.requestWillBeSent\",\"session\":\"" sid "\",\"bytes\":1," \
+	"\"body\":{\"method\":\"Network.requestWillBeSent\",\"params\":{\"requestId\":\"" rid "\",\"type\":\"Image\",\"timestamp\":1.0," \
+	"\"wallTime\":1000.0,\"request\":{\"url\":\"http://x/" rid "\",\"method\":\"GET\",\"headers\":{}}},\"sessionId\":\"" sid "\"}}\n" \
+	"{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"Network.loadingFinished\",\"session\":\"" sid "\",\"bytes\":1," \
+	"\"body\":{\"method\":\"Network.loadingFinished\",\"params\":{\"requestId\":\"" rid "\",\"timestamp\":1.1,\"encodedDataLength\":0}," \
+	"\"sessionId\":\"" sid "\"}}\n"
+
+#define LONG40 "0123456789012345678901234567890123456789"
+
+/* A request of session S1 with 5 bytes of body, finished. */
+#define DONE(t, rid) \
+	EV(t, "Network.requestWillBeSent", "{\"requestId\":\"" rid "\",\"type\":\"Script\",\"timestamp\":1.0,\"wallTime\":1000.0," \
+	   "\"request\":{\"url\":\"http://x/" rid "\",\"method\":\"GET\",\"headers\":{}}}") \
+	EV(t, "Network.dataReceived", "{\"requestId\":\"" rid "\",\"dataLength\":5}") \
+	EV(t, "Network.loadingFinished", "{\"requestId\":\"" rid "\",\"timestamp\":1.1,\"encodedDataLength\":90}")
+#define MSG(t, dir, kind, id, m, by, body) "{\"t\":" #t ",\"conn\":1,\"dir\":\"" dir "\",\"kind\":\"" kind "\",\"id\":" #id \
+	",\"method\":\"" m "\",\"session\":\"S1\",\"bytes\":1" by ",\"body\":" body "}\n"
+
+/* Where each body comes from: the proxy's own fetch (--record-bodies), an
+ * intercepting client's Fetch.getResponseBody (by the interception's id,
+ * before loadingFinished); and why the others have none: past the proxy's
+ * budget (its body_not_fetched record), nobody asked. stderr's last line
+ * counts them. */
+static void test_bodies(void)
+{
+	static const char LOG3[] =
+		DONE(1, "R1")
+		MSG(2, "up", "command", 1000000000, "Network.getResponseBody", ",\"by\":\"proxy\"",
+		    "{\"id\":1000000000,\"method\":\"Network.getResponseBody\",\"params\":{\"requestId\":\"R1\"},\"sessionId\":\"S1\"}")
+		MSG(3, "down", "response", 1000000000, "Network.getResponseBody", ",\"by\":\"proxy\"",
+		    "{\"id\":1000000000,\"result\":{\"body\":\"hello\",\"base64Encoded\":false},\"sessionId\":\"S1\"}")
+		DONE(4, "R2")
+		"{\"t\":4,\"conn\":1,\"kind\":\"body_not_fetched\",\"session\":\"S1\",\"requestId\":\"R2\",\"encodedDataLength\":90,"
+		"\"fetched\":70000000,\"budget\":67108864,\"why\":\"over the --record-bodies budget\"}\n"
+		EV(5, "Network.requestWillBeSent", "{\"requestId\":\"R3\",\"type\":\"Script\",\"timestamp\":1.0,\"wallTime\":1000.0,"
+		   "\"request\":{\"url\":\"http://x/R3\",\"method\":\"GET\",\"headers\":{}}}")
+		EV(6, "Fetch.requestPaused", "{\"requestId\":\"interception-job-7.0\",\"networkId\":\"R3\",\"responseStatusCode\":200,"
+		   "\"request\":{\"url\":\"http://x/R3\",\"method\":\"GET\",\"headers\":{}}}")
+		MSG(7, "up", "command", 9, "Fetch.getResponseBody", "",
+		    "{\"id\":9,\"method\":\"Fetch.getResponseBody\",\"params\":{\"requestId\":\"interception-job-7.0\"},\"sessionId\":\"S1\"}")
+		MSG(8, "down", "response", 9, "Fetch.getResponseBody", "",
+		    "{\"id\":9,\"result\":{\"body\":\"aGVsbG8=\",\"base64Encoded\":true},\"sessionId\":\"S1\"}")
+		EV(9, "Network.dataReceived", "{\"requestId\":\"R3\",\"dataLength\":5}")
+		EV(9, "Network.loadingFinished", "{\"requestId\":\"R3\",\"timestamp\":1.1,\"encodedDataLength\":90}")
+		DONE(10, "R4");
+	struct logrec_opts lo = { .sessions_max = 10 };
+	char path[] = "/tmp/cdplog_har_bodiesXXXXXX", errpath[] = "/tmp/cdplog_har_stderrXXXXXX", err[300] = "";
+	struct har_opts o = { .out = path, .max_requests = 10 };
+	FILE *f = fmemopen((void *)LOG3, strlen(LOG3), "r");
+	int fd = mkstemp(path), efd = mkstemp(errpath), saved;
+	char *text, *said;
+	size_t len;
+	json_t *har, *e;
+
+	close(fd);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(efd, 2);
+	is_int(cdplog_har(f, "bodies.jsonl", &lo, &o, err, sizeof err), 0, "cdplog har reads it: %s", err);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(efd);
+	fclose(f);
+	text = util_read_file(path, &len, err, sizeof err);
+	har = text ? json_loads(text, 0, NULL) : NULL;
+	e = entry_at(har, "http://x/R1", -1);
+	ok(e && str_is(path_str(e, "response", "content", "text"), "hello"), "the body the proxy fetched");
+	e = entry_at(har, "http://x/R3", -1);
+	ok(e && str_is(path_str(e, "response", "content", "text"), "aGVsbG8=") &&
+	   str_is(path_str(e, "response", "content", "encoding"), "base64"), "the body Fetch.getResponseBody gave");
+	e = entry_at(har, "http://x/R2", -1);
+	ok(e && str_has(path_str(e, "response", "content", "comment"), "over the --record-bodies budget (70000000 of 67108864"),
+	   "past the budget, and said so: %s", e ? path_str(e, "response", "content", "comment") : "");
+	e = entry_at(har, "http://x/R4", -1);
+	ok(e && str_has(path_str(e, "response", "content", "comment"), "nobody asked Chrome for it"),
+	   "not fetched, and said so");
+	said = util_read_file(errpath, &len, err, sizeof err);
+	ok(said && strstr(said, "cdplog: 2 of 4 entries have no response body: 1 not fetched: nobody asked Chrome "
+			  "for them (record with cdpproxy --record-bodies); 1 past the --record-bodies budget\n"),
+	   "stderr counts the entries without a body, by why: %s", said ? said : "");
+	free(said);
+	json_decref(har);
+	free(text);
+	unlink(path);
+	unlink(errpath);
+}
+
+/* --per-session names each file from its session's id, cleaned and cut:
+ * ids that clean or cut to the same text (S/1 and S.1; two that share 40
+ * characters) must still get files of their own, none written over, and
+ * none written through a link found at its name. */
+static void test_per_session_names(void)
+{
+	static const char LOG2[] =
+		ONE(1, "S/1", "A") ONE(2, "S.1", "B") ONE(3, "S_1", "C") ONE(4, LONG40 "-one", "D")
+		ONE(5, LONG40 "-two", "E") ONE(6, "plain", "F");
+	struct logrec_opts lo = { .sessions_max = 10 };
+	char dir[] = "/tmp/cdplog_har_namesXXXXXX", base[64], path[512], err[300] = "";
+	struct har_opts o = { .out = base, .per_session = 1, .max_requests = 10 };
+	FILE *f;
+	DIR *d;
+	struct dirent *de;
+	int files = 0, entries = 0, rc;
+	char *text, seen[8] = "";
+	size_t len;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "a temporary directory");
+		return;
+	}
+	snprintf(base, sizeof base, "%s/out.har", dir);
+	f = fmemopen((void *)LOG2, strlen(LOG2), "r");
+	is_int(cdplog_har(f, "names.jsonl", &lo, &o, err, sizeof err), 0, "six sessions, six files: %s", err);
+	fclose(f);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		json_t *har, *e;
+		size_t i;
+		if (de->d_name[0] == '.')
+			continue;
+		files++;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		text = util_read_file(path, &len, err, sizeof err);
+		har = text ? json_loads(text, 0, NULL) : NULL;
+		json_array_foreach(json_object_get(json_object_get(har, "log"), "entries"), i, e) {
+			const char *url = json_string_value(json_object_get(json_object_get(e, "request"), "url"));
+			entries++;
+			if (url && strlen(seen) < sizeof seen - 1)
+				strncat(seen, url + strlen(url) - 1, 1);
+		}
+		json_decref(har);
+		free(text);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	is_int(files, 6, "a file per session: S/1, S.1 and S_1 apart, the two sharing 40 characters apart");
+	is_int(entries, 6, "every entry written, none over another's: %s", seen);
+
+	/* A link where a session's file goes: not followed, not written. */
+	snprintf(path, sizeof path, "%s/victim", dir);
+	f = fopen(path, "w");
+	fputs("keep me\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/out-plain.har", dir);
+	ok(symlink("victim", path) == 0, "a link at out-plain.har");
+	f = fmemopen((void *)LOG2, strlen(LOG2), "r");
+	rc = cdplog_har(f, "names.jsonl", &lo, &o, err, sizeof err);
+	fclose(f);
+	is_int(rc, -1, "refused");
+	ok(strstr(err, "out-plain.har") && strstr(err, "exists"), "naming the file that is there: %s", err);
+	snprintf(path, sizeof path, "%s/victim", dir);
+	text = util_read_file(path, &len, err, sizeof err);
+	ok(text && !strcmp(text, "keep me\n"), "what the link points at is untouched");
+	free(text);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 static void test_timings_without_response(void)
 {
 	double total;
@@ -175,6 +346,8 @@ static void test_timings_without_response(void)
 int main(void)
 {
 	test_har();
+	test_per_session_names();
+	test_bodies();
 	test_timings_without_response();
 	return tap_done();
 }

@@ -203,6 +203,57 @@ static void test_pairs(void)
 	free(text);
 }
 
+/* How each connection ended: closed by the client, by Chrome (with its
+ * reason), or with no close record at all: a process killed with SIGKILL
+ * (ChromeDriver ends its browser so) writes none. summary says which, in
+ * text and JSON. */
+static void test_conn_ends(void)
+{
+	static const char ENDS[] =
+		"{\"t\":1000000,\"conn\":1,\"kind\":\"open\",\"path\":\"/devtools/browser/a\",\"leg\":\"websocket\","
+		"\"client\":{\"library\":\"playwright\"}}\n"
+		"{\"t\":1000100,\"conn\":2,\"kind\":\"open\",\"path\":\"/devtools/browser/b\",\"leg\":\"websocket\","
+		"\"client\":{\"library\":\"chromedriver\"}}\n"
+		"{\"t\":1000200,\"conn\":3,\"kind\":\"open\",\"path\":\"/devtools/page/c\",\"leg\":\"websocket\","
+		"\"client\":{\"library\":\"unknown\",\"user_agent\":\"curl/8\"}}\n"
+		"{\"t\":1000300,\"conn\":1,\"kind\":\"close\",\"side\":\"client\",\"code\":1000,\"reason\":\"\",\"by\":\"client\"}\n"
+		"{\"t\":1000300,\"conn\":1,\"kind\":\"close\",\"side\":\"upstream\",\"code\":1000,\"reason\":\"\",\"by\":\"proxy\"}\n"
+		"{\"t\":1000400,\"conn\":3,\"kind\":\"close\",\"side\":\"upstream\",\"code\":1011,\"reason\":\"chromium exited\",\"by\":\"upstream\"}\n"
+		"{\"t\":1000500,\"conn\":2,\"dir\":\"up\",\"kind\":\"command\",\"id\":1,\"method\":\"Browser.getVersion\",\"bytes\":40}\n"
+		"{\"t\":1000600,\"conn\":0,\"kind\":\"mark\",\"label\":\"last\"}\n";
+	struct logrec_opts o = { .pending_max = 10, .sessions_max = 10, .top = 30 };
+	char *text = NULL, err[200];
+	size_t len = 0;
+	FILE *in = fmemopen((void *)ENDS, strlen(ENDS), "r"), *out = open_memstream(&text, &len);
+	json_t *j, *c;
+
+	is_int(cdplog_summary(in, "ends.jsonl", &o, out, err, sizeof err), 0, "summary");
+	fclose(out);
+	fclose(in);
+	ok(text && strstr(text, "Connections: 3, 2 with a close record, 1 without (the process was killed after record 8)"),
+	   "the count, and the record after which the process was killed");
+	ok(text && strstr(text, "playwright") && strstr(text, "closed by the client (1000)"), "closed by the client");
+	ok(text && strstr(text, "curl/8") && strstr(text, "closed by the upstream (1011: chromium exited)"),
+	   "closed by Chrome, with its reason; the client by its User-Agent");
+	ok(text && strstr(text, "chromedriver") &&
+	   strstr(text, "no close record: the process was killed after record 8 (its own last: record 7)"),
+	   "no close record: said so, with its own last record");
+	free(text);
+	o.json = 1;
+	text = NULL;
+	in = fmemopen((void *)ENDS, strlen(ENDS), "r");
+	out = open_memstream(&text, &len);
+	cdplog_summary(in, "ends.jsonl", &o, out, err, sizeof err);
+	fclose(out);
+	fclose(in);
+	j = text ? json_loads(text, 0, NULL) : NULL;
+	c = json_array_get(json_object_get(j, "connections"), 1);
+	ok(c && json_is_false(json_object_get(c, "closed")) && json_integer_value(json_object_get(c, "last_record")) == 7 &&
+	   strstr(json_string_value(json_object_get(c, "ended")), "killed after record 8"), "JSON: the same per connection");
+	json_decref(j);
+	free(text);
+}
+
 static void test_small(void)
 {
 	uint64_t t;
@@ -235,6 +286,7 @@ int main(void)
 	test_bounds();
 	test_enabled_rule();
 	test_pairs();
+	test_conn_ends();
 	test_small();
 	return tap_done();
 }

@@ -16,9 +16,7 @@
 #include "table.h"
 #include "util.h"
 
-/* Redacted by the proxy's own rule: the record's body as a CDP message, or
- * NULL when absent, cut or withheld. A new reference. */
-static json_t *clean_body(const struct logrec *r)
+json_t *har_clean_body(const struct logrec *r)
 {
 	json_t *b = logrec_body(r);
 	char *text, *clean = NULL;
@@ -67,11 +65,13 @@ static void req_free(struct har *h, struct har_req *q)
 	else
 		h->newest = q->prev;
 	h->nreqs--;
+	har_body_forget(h, q);
 	hop_clear(&q->hop);
 	json_decref(q->extras[0]);
 	json_decref(q->extras[1]);
 	json_decref(q->entry);
 	json_decref(q->early_body);
+	free(q->not_fetched);
 	free(q->pageref);
 	free(q->key);
 	free(q);
@@ -117,15 +117,14 @@ static void req_build(struct har_req *q, const char *redirect_url, const char *f
 	q->entry = har_entry_build(&q->hop, q->pageref, redirect_url, failed);
 }
 
-/* Writes q's entry (built now if it is not yet: the request is unfinished)
- * with why as its content's comment (NULL: none) and forgets q. */
-static void req_write(struct har *h, struct har_req *q, const char *why)
+void har_req_write(struct har *h, struct har_req *q, enum har_nobody kind, const char *why)
 {
 	struct har_out *out;
 
 	if (q->started) {
 		if (!q->entry) {
 			h->unfinished++;
+			kind = kind == HAR_HAS_BODY ? HAR_UNFINISHED : kind;
 			req_build(q, NULL, NULL);
 			json_object_set_new(q->entry, "comment", json_string("unfinished: no loadingFinished or "
 				"loadingFailed in the log before it was written"));
@@ -135,12 +134,13 @@ static void req_write(struct har *h, struct har_req *q, const char *why)
 		if ((out = har_out_for(h, q->sess))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
+			h->nobody[kind]++;
 		}
 	}
 	req_free(h, q);
 }
 
-static struct har_req *req_get(struct har *h, struct har_sess *s, const char *rid, int create)
+struct har_req *har_req_get(struct har *h, struct har_sess *s, const char *rid, int create)
 {
 	size_t rlen = strlen(rid), klen = s->klen + 1 + rlen;
 	char *key = xmalloc(klen);
@@ -159,7 +159,7 @@ static struct har_req *req_get(struct har *h, struct har_sess *s, const char *ri
 		snprintf(why, sizeof why, "written before its body could be fetched: more than --max-requests "
 			 "%zu requests were open or awaiting their body", h->o->max_requests);
 		h->pushed_out++;
-		req_write(h, h->oldest, why);
+		har_req_write(h, h->oldest, HAR_UNFINISHED, why);
 	}
 	q = xcalloc(1, sizeof *q);
 	q->key = key;
@@ -185,9 +185,7 @@ static void sess_end(struct har *h, struct har_sess *s)
 	for (q = h->oldest; q; q = next) {
 		next = q->next;
 		if (q->sess == s)
-			req_write(h, q, q->entry && !json_object_get(json_object_get(json_object_get(q->entry, "response"),
-				"content"), "comment") ? "its body was not fetched: no Network.getResponseBody "
-				"answer for it in the log" : NULL);
+			har_body_missing(h, q);
 	}
 	har_page_close(h, s);
 	if (s->out && har_out_close(s->out, NULL, h->err, sizeof h->err) < 0)
@@ -207,7 +205,7 @@ static void sess_end(struct har *h, struct har_sess *s)
 	free(s);
 }
 
-static struct har_sess *sess_get(struct har *h, uint64_t conn, const char *session, int create)
+struct har_sess *har_sess_get(struct har *h, uint64_t conn, const char *session, int create)
 {
 	size_t slen = session ? strlen(session) : 0, klen = 8 + slen;
 	char *key = xmalloc(klen);
@@ -256,7 +254,7 @@ static struct har_sess *sess_get(struct har *h, uint64_t conn, const char *sessi
 
 static void on_request(struct har *h, struct har_sess *s, json_t *p, const char *rid)
 {
-	struct har_req *q = req_get(h, s, rid, 1);
+	struct har_req *q = har_req_get(h, s, rid, 1);
 	json_t *redirect = json_object_get(p, "redirectResponse"), *req = json_object_get(p, "request");
 	const char *type = har_str(p, "type"), *loader = har_str(p, "loaderId"), *frame = har_str(p, "frameId");
 	double wall = har_num(p, "wallTime", 0), ts = har_num(p, "timestamp", 0);
@@ -278,6 +276,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
 		if ((out = har_out_for(h, s))) {
 			har_out_entry(out, q->entry);
 			h->entries++;
+			h->nobody[json_is_object(redirect) ? HAR_REDIRECT : HAR_UNFINISHED]++;
 		}
 		json_decref(q->entry);
 		q->entry = NULL;
@@ -308,7 +307,7 @@ static void on_request(struct har *h, struct har_sess *s, json_t *p, const char 
  * the last HAR_EXTRAS_MAX of each kind. */
 static void on_extra(struct har *h, struct har_sess *s, json_t *p, const char *rid, int response)
 {
-	struct har_req *q = req_get(h, s, rid, 1);
+	struct har_req *q = har_req_get(h, s, rid, 1);
 
 	if (!q->extras[response])
 		q->extras[response] = json_array();
@@ -319,7 +318,7 @@ static void on_extra(struct har *h, struct har_sess *s, json_t *p, const char *r
 
 static void on_response(struct har *h, struct har_sess *s, json_t *p, const char *rid)
 {
-	struct har_req *q = req_get(h, s, rid, 0);
+	struct har_req *q = har_req_get(h, s, rid, 0);
 
 	if (!q || !json_is_object(json_object_get(p, "response")))
 		return;
@@ -329,7 +328,7 @@ static void on_response(struct har *h, struct har_sess *s, json_t *p, const char
 
 static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *rid, int failed)
 {
-	struct har_req *q = req_get(h, s, rid, 0);
+	struct har_req *q = har_req_get(h, s, rid, 0);
 	char why[300];
 
 	if (!q || !q->started)
@@ -342,9 +341,9 @@ static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *ri
 		if (q->early_body) {
 			har_entry_set_body(q->entry, q->early_body);
 			h->bodies++;
-			req_write(h, q, NULL);
+			har_req_write(h, q, HAR_HAS_BODY, NULL);
 		} else if (!q->hop.data_len) {
-			req_write(h, q, NULL);   /* nothing to fetch */
+			har_req_write(h, q, HAR_HAS_BODY, NULL);   /* nothing to fetch */
 		}
 		return;
 	}
@@ -355,66 +354,8 @@ static void on_done(struct har *h, struct har_sess *s, json_t *p, const char *ri
 	{
 		char c[320];
 		snprintf(c, sizeof c, "failed: %s", why);
-		req_write(h, q, c);
+		har_req_write(h, q, HAR_REQ_FAILED, c);
 	}
-}
-
-/* A getResponseBody or getRequestPostData answer: the body goes to its
- * request, or the reason it has none. */
-static void on_body_answer(struct har *h, const struct logrec *r)
-{
-	struct logrec_cmd *c = logrec_pending_find(&h->cmds, r);
-	json_t *params, *body, *result;
-	struct har_sess *s;
-	struct har_req *q;
-	char why[300];
-	int post;
-
-	if (!c || strcmp(c->method, r->method))
-		return;
-	params = json_loads(c->params, 0, NULL);
-	s = sess_get(h, c->conn, c->session, 0);
-	q = s && har_str(params, "requestId") ? req_get(h, s, har_str(params, "requestId"), 0) : NULL;
-	post = !strcmp(r->method, "Network.getRequestPostData");
-	logrec_pending_unlink(&h->cmds, c);
-	logrec_cmd_free(c);
-	json_decref(params);
-	if (!q)
-		return;
-	body = clean_body(r);
-	result = json_object_get(body, "result");
-	if (post) {
-		if (json_is_string(json_object_get(result, "postData")) && q->hop.request)
-			json_object_set(q->hop.request, "postData", json_object_get(result, "postData"));
-		json_decref(body);
-		return;
-	}
-	if (json_is_object(result) && !q->entry) {
-		set_ref(&q->early_body, result);
-	} else if (json_is_object(result)) {
-		har_entry_set_body(q->entry, result);
-		h->bodies++;
-		req_write(h, q, NULL);
-	} else if (q->entry) {
-		json_t *hold = NULL;
-		const char *msg = r->has_error ? logrec_error_message(r, &hold) : NULL;
-		if (r->has_error)
-			snprintf(why, sizeof why, "Network.getResponseBody failed: %s", msg ? msg : "(no message in the log)");
-		else if (json_is_true(json_object_get(r->obj, "truncated")))
-			snprintf(why, sizeof why, "its body was cut in the log at %zu of %" PRIu64 " bytes: record "
-				 "with --log-bodies=%" PRIu64 " or more", json_string_length(json_object_get(r->obj, "body")),
-				 (uint64_t)json_integer_value(json_object_get(r->obj, "body_bytes")),
-				 (uint64_t)json_integer_value(json_object_get(r->obj, "body_bytes")));
-		else if (!json_object_get(r->obj, "body"))
-			snprintf(why, sizeof why, "the log holds no bodies: record with --log-bodies");
-		else
-			snprintf(why, sizeof why, "its body was withheld by the redaction");
-		if (json_is_true(json_object_get(r->obj, "truncated")))
-			h->cut++;
-		json_decref(hold);
-		req_write(h, q, why);
-	}
-	json_decref(body);
 }
 
 static int starts(const char *s, const char *prefix)
@@ -431,8 +372,12 @@ static void har_add(const struct logrec *r, void *arg)
 
 	if (!r->is_msg) {
 		const char *event = har_str(r->obj, "event"), *target = har_str(r->obj, "targetId");
+		if (!strcmp(r->kind, "body_not_fetched")) {
+			har_body_not_fetched(h, r);
+			return;
+		}
 		if (!strcmp(r->kind, "session") && r->session && event && !strcmp(event, "attached") && target &&
-		    (s = sess_get(h, r->conn, r->session, 1)) && !s->main_frame)
+		    (s = har_sess_get(h, r->conn, r->session, 1)) && !s->main_frame)
 			s->main_frame = xstrdup(target);
 		else if (!strcmp(r->kind, "close"))
 			for (struct har_sess *x = h->lru, *next; x; x = next) {
@@ -442,29 +387,24 @@ static void har_add(const struct logrec *r, void *arg)
 			}
 		return;
 	}
-	if (!m || (!starts(m, "Network.") && !starts(m, "Page.") && strcmp(m, "Target.detachedFromTarget")))
+	if (!m || (!starts(m, "Network.") && !starts(m, "Page.") && !starts(m, "Fetch.") &&
+		   strcmp(m, "Target.detachedFromTarget")))
 		return;
 	if (json_object_get(r->obj, "body"))
 		h->bodies_seen = 1;
 	if (!strcmp(r->kind, "command")) {
-		if (r->has_id && (!strcmp(m, "Network.getResponseBody") || !strcmp(m, "Network.getRequestPostData")) &&
-		    json_object_get(r->obj, "body")) {
-			struct logrec_cmd *old;
-			logrec_pending_add(&h->cmds, r, 1, &old);
-			logrec_cmd_free(old);
-		}
+		har_body_command(h, r);
 		return;
 	}
 	if (!strcmp(r->kind, "response")) {
-		if (r->has_id && (!strcmp(m, "Network.getResponseBody") || !strcmp(m, "Network.getRequestPostData")))
-			on_body_answer(h, r);
+		har_body_answer(h, r);
 		return;
 	}
 	if (strcmp(r->kind, "event"))
 		return;
 	/* Only these carry headers, URLs or bodies: the others are read as they are. */
 	body = !strcmp(m, "Network.requestWillBeSent") || !strcmp(m, "Network.responseReceived") ||
-	       strstr(m, "ExtraInfo") || !strcmp(m, "Page.frameNavigated") ? clean_body(r) : logrec_body(r);
+	       strstr(m, "ExtraInfo") || !strcmp(m, "Page.frameNavigated") ? har_clean_body(r) : logrec_body(r);
 	p = json_object_get(body, "params");
 	if (!json_is_object(p)) {
 		if (json_is_true(json_object_get(r->obj, "truncated")) && starts(m, "Network."))
@@ -473,12 +413,12 @@ static void har_add(const struct logrec *r, void *arg)
 		return;
 	}
 	if (!strcmp(m, "Target.detachedFromTarget")) {
-		if (har_str(p, "sessionId") && (s = sess_get(h, r->conn, har_str(p, "sessionId"), 0)))
+		if (har_str(p, "sessionId") && (s = har_sess_get(h, r->conn, har_str(p, "sessionId"), 0)))
 			sess_end(h, s);
 		json_decref(body);
 		return;
 	}
-	s = sess_get(h, r->conn, r->session, 1);
+	s = har_sess_get(h, r->conn, r->session, 1);
 	rid = har_str(p, "requestId");
 	if (rid && !strcmp(m, "Network.requestWillBeSent"))
 		on_request(h, s, p, rid);
@@ -489,13 +429,15 @@ static void har_add(const struct logrec *r, void *arg)
 	else if (rid && !strcmp(m, "Network.responseReceived"))
 		on_response(h, s, p, rid);
 	else if (rid && !strcmp(m, "Network.dataReceived")) {
-		struct har_req *q = req_get(h, s, rid, 0);
+		struct har_req *q = har_req_get(h, s, rid, 0);
 		if (q && q->hop.data_len < (int64_t)1 << 60)
 			q->hop.data_len += har_count(p, "dataLength");
 	} else if (rid && !strcmp(m, "Network.loadingFinished"))
 		on_done(h, s, p, rid, 0);
 	else if (rid && !strcmp(m, "Network.loadingFailed"))
 		on_done(h, s, p, rid, 1);
+	else if (rid && !strcmp(m, "Fetch.requestPaused"))
+		har_body_paused(h, s, p);
 	else if (!strcmp(m, "Page.frameNavigated"))
 		har_page_navigated(h, s, r->t, p);
 	else if (!strcmp(m, "Page.domContentEventFired"))
@@ -518,8 +460,10 @@ int cdplog_har(FILE *f, const char *name, const struct logrec_opts *lo, const st
 
 	table_init(&h.reqs);
 	table_init(&h.sessions);
+	table_init(&h.names);
+	table_init(&h.fetch_ids);
 	logrec_pending_init(&h.cmds, o->max_requests);
-	if (!o->per_session && !(h.out = har_out_open(o->out, name, err, errlen))) {
+	if (!o->per_session && !(h.out = har_out_open(o->out, 0, name, err, errlen))) {
 		rc = -1;
 		goto out;
 	}
@@ -527,7 +471,7 @@ int cdplog_har(FILE *f, const char *name, const struct logrec_opts *lo, const st
 	while (h.lru)
 		sess_end(&h, h.lru);
 	snprintf(comment, sizeof comment, "%" PRIu64 " entries from %s (%" PRIu64 " with the body the client "
-		 "fetched); %" PRIu64 " written before they were done (%" PRIu64 " pushed out by --max-requests "
+		 "or cdpproxy --record-bodies fetched); %" PRIu64 " written before they were done (%" PRIu64 " pushed out by --max-requests "
 		 "%zu); %" PRIu64 " sessions forgotten past --sessions-max; %" PRIu64 " records cut in the log; "
 		 "%" PRIu64 " lines not records%s", h.entries, name, h.bodies, h.unfinished, h.pushed_out,
 		 o->max_requests, h.forgotten, h.cut, in.bad,
@@ -535,6 +479,7 @@ int cdplog_har(FILE *f, const char *name, const struct logrec_opts *lo, const st
 	if (h.out && har_out_close(h.out, comment, h.err, sizeof h.err) < 0)
 		h.failed = 1;
 	fprintf(stderr, "cdplog: %s\n", comment);
+	har_body_report(&h, stderr);
 	if (rc == 0 && h.failed) {
 		snprintf(err, errlen, "%s", h.err);
 		rc = -1;
@@ -543,5 +488,7 @@ out:
 	logrec_pending_free(&h.cmds);
 	table_free(&h.reqs, NULL);
 	table_free(&h.sessions, NULL);
+	table_free(&h.names, NULL);
+	table_free(&h.fetch_ids, NULL);
 	return rc;
 }

@@ -49,6 +49,22 @@ const char *har_str(json_t *o, const char *k);
 double har_num(json_t *o, const char *k, double dflt);
 int64_t har_count(json_t *o, const char *k);
 
+/* Why an entry was written without a response body (har_body.c counts
+ * them); HAR_HAS_BODY: it has one, or none was sent. */
+enum har_nobody {
+	HAR_HAS_BODY,
+	HAR_NOT_FETCHED,       /* nobody asked Chrome for it */
+	HAR_OVER_BUDGET,       /* the proxy's --record-bodies budget was spent */
+	HAR_NO_ANSWER,         /* asked for, no answer in the log */
+	HAR_FETCH_FAILED,      /* getResponseBody answered an error */
+	HAR_CUT,               /* cut in the log at --log-bodies */
+	HAR_WITHHELD,          /* withheld by the redaction, or the log has no bodies */
+	HAR_REDIRECT,          /* Chrome keeps none for a redirect */
+	HAR_REQ_FAILED,        /* the request failed */
+	HAR_UNFINISHED,        /* written before it was done */
+	HAR_NOBODY_N
+};
+
 /* The state of one `cdplog har` run (har.c). */
 #define HAR_EXTRAS_MAX 8
 struct har_page {
@@ -81,6 +97,10 @@ struct har_req {
 	json_t *entry;               /* built when done: awaiting its body */
 	json_t *early_body;          /* a getResponseBody result before loadingFinished */
 	int started;                 /* its requestWillBeSent is in (not only extra info) */
+	int asked;                   /* a getResponseBody for it is in the log */
+	char *not_fetched;           /* why the proxy did not fetch it (body_not_fetched), or NULL */
+	char *fetch_key;             /* its Fetch interception id's key in fetch_ids, or NULL */
+	size_t fetch_klen;
 	struct har_req *prev, *next;   /* oldest first */
 };
 
@@ -89,15 +109,46 @@ struct har {
 	const char *source;
 	size_t sessions_max;
 	struct table reqs, sessions;
+	struct table names;           /* --per-session: the file names used (har_out_for) */
+	struct table fetch_ids;       /* session + Fetch requestId -> its struct har_req */
 	struct har_req *oldest, *newest;
 	size_t nreqs;
 	struct har_sess *lru, *mru;
 	struct logrec_pending cmds;   /* getResponseBody, getRequestPostData awaiting their answer */
 	struct har_out *out;          /* all in one file */
 	uint64_t pages_seq, entries, bodies, pushed_out, unfinished, cut, forgotten, bodies_seen;
+	uint64_t nobody[HAR_NOBODY_N];   /* entries written, by why they have no body */
 	int failed;
 	char err[300];
 };
+
+/* Requests and sessions (har.c): q of session s by its Network requestId,
+ * made when create; s by connection and id (NULL: the connection's own).
+ * har_req_write writes q's entry (built now if it is not yet: the request
+ * is unfinished) with why as its content's comment (NULL: none), counted
+ * under kind, and forgets q. */
+struct har_req *har_req_get(struct har *h, struct har_sess *s, const char *rid, int create);
+struct har_sess *har_sess_get(struct har *h, uint64_t conn, const char *session, int create);
+void har_req_write(struct har *h, struct har_req *q, enum har_nobody kind, const char *why);
+/* Redacted by the proxy's own rule: the record's body as a CDP message, or
+ * NULL when absent, cut or withheld. A new reference. */
+json_t *har_clean_body(const struct logrec *r);
+
+/* Bodies (har_body.c). command: a command record (a body fetch: awaits
+ * its answer); answer: a response record (a body fetch's: its request's
+ * body, or why it has none); paused: Fetch.requestPaused's params p on
+ * session s, naming the request an intercepting client's
+ * Fetch.getResponseBody asks for; not_fetched: the proxy's
+ * body_not_fetched record; missing: writes q, done and never answered,
+ * saying why it has no body; forget: q is going; report: one stderr line,
+ * how many entries have no body and why. */
+void har_body_command(struct har *h, const struct logrec *r);
+void har_body_answer(struct har *h, const struct logrec *r);
+void har_body_paused(struct har *h, struct har_sess *s, json_t *p);
+void har_body_not_fetched(struct har *h, const struct logrec *r);
+void har_body_missing(struct har *h, struct har_req *q);
+void har_body_forget(struct har *h, struct har_req *q);
+void har_body_report(const struct har *h, FILE *f);
 
 /* Pages (har_page.c). open closes the session's page before; close writes
  * it if an entry names it; timing sets onContentLoad ("DOMContentLoaded")
@@ -116,16 +167,19 @@ struct har_out {
 	uint64_t entries, npages;
 };
 
-/* Opens path ("-" or NULL: stdout) and writes the HAR's head. NULL with a
+/* Opens path ("-" or NULL: stdout) and writes the HAR's head; anew: path
+ * is created, and refused when anything (a link too) is there. NULL with a
  * reason in err. */
-struct har_out *har_out_open(const char *path, const char *source, char *err, size_t errlen);
+struct har_out *har_out_open(const char *path, int anew, const char *source, char *err,
+			     size_t errlen);
 void har_out_entry(struct har_out *o, json_t *entry);
 void har_out_page(struct har_out *o, json_t *page);
 /* Writes the pages and the end (with comment, may be NULL), closes and frees
  * o. 0, or -1 with a reason when a write failed. */
 int har_out_close(struct har_out *o, const char *comment, char *err, size_t errlen);
 /* The file a session's entries and pages go to (the one file, or under
- * --per-session its own, named from the -o FILE and opened on first use);
+ * --per-session its own, named from the -o FILE and the session, a name of
+ * its own, created on first use);
  * NULL after a failure (h->failed says why). */
 struct har_out *har_out_for(struct har *h, struct har_sess *s);
 

@@ -4,22 +4,41 @@
 #include "har.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cdplog.h"
 #include "util.h"
 
-struct har_out *har_out_open(const char *path, const char *source, char *err, size_t errlen)
+/* path made anew, never an existing file nor through a link at it (a
+ * name built from the log's data): NULL with errno EEXIST when something
+ * is there. */
+static FILE *create_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+struct har_out *har_out_open(const char *path, int anew, const char *source, char *err, size_t errlen)
 {
 	struct har_out *o;
-	FILE *f = path && strcmp(path, "-") ? fopen(path, "w") : stdout;
+	FILE *f = !path || !strcmp(path, "-") ? stdout : anew ? create_new(path) : fopen(path, "w");
 	FILE *pages = tmpfile();
 	json_t *creator;
 
 	if (!f || !pages) {
-		snprintf(err, errlen, "cannot open %s: %s", !f ? path : "a temporary file", strerror(errno));
+		if (!f && anew && errno == EEXIST)
+			snprintf(err, errlen, "cannot create %s: it exists (--per-session writes only new "
+				 "files, never over a file nor through a link: remove it or choose another -o)", path);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", !f ? path : "a temporary file", strerror(errno));
 		if (f && f != stdout)
 			fclose(f);
 		if (pages)
@@ -83,9 +102,44 @@ int har_out_close(struct har_out *o, const char *comment, char *err, size_t errl
 	return rc;
 }
 
+/* The name part of session s's file: its id (connN without one) when that
+ * is at most 40 letters, digits and '-'; any other is cleaned (no '/', no
+ * "..", nothing a shell reads) and cut to 40, and the hash of the whole id
+ * added, so two ids never share a name (S/1 and S.1, two of 41 characters
+ * alike in 40). A name this run used already (a hash alike, a session
+ * forgotten and seen again) gets -2, -3, ... */
+static void file_id(struct har *h, const struct har_sess *s, char *id, size_t idlen)
+{
+	char conn[32], plain[48];
+	const char *raw = s->session;
+	size_t n, k = 0;
+	int clean = 1;
+
+	if (!raw) {
+		snprintf(conn, sizeof conn, "conn%" PRIu64, s->conn);
+		raw = conn;
+	}
+	n = strlen(raw);
+	for (size_t i = 0; i < n && k < 40; i++) {
+		char c = raw[i];
+		int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+		plain[k++] = ok ? c : '_';
+		clean &= ok;
+	}
+	plain[k] = '\0';
+	if (clean && n <= 40)
+		snprintf(id, idlen, "%s", plain);
+	else
+		snprintf(id, idlen, "%s-%016" PRIx64, plain, table_hash(raw, n));
+	k = strlen(id);
+	for (uint64_t seq = 2; table_get(&h->names, id, strlen(id)); seq++)
+		snprintf(id + k, idlen - k, "-%" PRIu64, seq);
+	*table_put(&h->names, id, strlen(id)) = NULL;
+}
+
 struct har_out *har_out_for(struct har *h, struct har_sess *s)
 {
-	char *path, id[64];
+	char *path, id[96];
 	const char *base = h->o->out;
 	size_t n = strlen(base);
 
@@ -95,17 +149,10 @@ struct har_out *har_out_for(struct har *h, struct har_sess *s)
 		return s->out;
 	if (n > 4 && !strcmp(base + n - 4, ".har"))
 		n -= 4;
-	if (s->session)
-		snprintf(id, sizeof id, "%.40s", s->session);
-	else
-		snprintf(id, sizeof id, "conn%" PRIu64, s->conn);
-	/* The id comes from the log: no '/', no "..", nothing a shell reads. */
-	for (char *c = id; *c; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
-			*c = '_';
+	file_id(h, s, id, sizeof id);
 	path = xmalloc(n + strlen(id) + 8);
 	sprintf(path, "%.*s-%s.har", (int)n, base, id);
-	if (!(s->out = har_out_open(path, h->source, h->err, sizeof h->err)))
+	if (!(s->out = har_out_open(path, 1, h->source, h->err, sizeof h->err)))
 		h->failed = 1;
 	free(path);
 	return s->out;

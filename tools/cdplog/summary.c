@@ -105,6 +105,34 @@ static void print_sessions(FILE *out, const struct logagg *a, size_t top)
 	free(v);
 }
 
+/* Each connection with how it ended: a close record's side and code, or
+ * none (a client that kills the process: ChromeDriver ends its browser
+ * with SIGKILL, and the wrapper with it). */
+static void print_conns(FILE *out, const struct logagg *a, uint64_t base, size_t top)
+{
+	uint64_t n = 0, shown = 0;
+
+	for (const struct logagg_conn *c = a->conn_first; c; c = c->next)
+		n++;
+	fprintf(out, "\nConnections: %" PRIu64 ", %" PRIu64 " with a close record", n, a->conns_closed);
+	if (n > a->conns_closed)
+		fprintf(out, ", %" PRIu64 " without (the process was killed after record %" PRIu64 ")",
+			n - a->conns_closed, a->records);
+	if (a->conns_unfollowed)
+		fprintf(out, " (and %" PRIu64 " more not followed: past %d)", a->conns_unfollowed, LOGAGG_CONNS_MAX);
+	fprintf(out, "\n%4s %10s %-14s %-32s %s\n", "conn", "opened", "client", "path", "ended");
+	for (const struct logagg_conn *c = a->conn_first; c && (!top || shown < top); c = c->next, shown++) {
+		char rel[32], end[320], path[40];
+		logrec_fmt_rel(c->t_open, base, rel, sizeof rel);
+		logagg_conn_end(a, c, end, sizeof end);
+		snprintf(path, sizeof path, strlen(c->path) > 32 ? "%.29s..." : "%s", c->path);
+		fprintf(out, "%4" PRIu64 " %10s %-14.14s %-32s %s\n", c->id, rel, c->client ? c->client : "?",
+			path, end);
+	}
+	if (shown < n)
+		fprintf(out, "(%" PRIu64 " more; --top 0 shows all)\n", n - shown);
+}
+
 static void print_events(FILE *out, const char *title, const struct logagg_events *e, uint64_t base,
 			 size_t top)
 {
@@ -138,6 +166,26 @@ static json_t *counts_json(const struct table *t)
 	return o;
 }
 
+static json_t *conns_json(const struct logagg *a)
+{
+	json_t *out = json_array();
+
+	for (const struct logagg_conn *c = a->conn_first; c; c = c->next) {
+		char end[320];
+		json_t *j = json_pack("{s:I,s:I,s:o,s:I,s:I}", "conn", (json_int_t)c->id, "t_open", (json_int_t)c->t_open,
+				      "path", util_json_str(c->path), "t_last", (json_int_t)c->t_last,
+				      "last_record", (json_int_t)c->last_record);
+		logagg_conn_end(a, c, end, sizeof end);
+		json_object_set_new(j, "client", c->client ? util_json_str(c->client) : json_null());
+		json_object_set_new(j, "closed", json_boolean(c->ended != NULL));
+		if (c->ended)
+			json_object_set_new(j, "t_end", json_integer((json_int_t)c->t_end));
+		json_object_set_new(j, "ended", util_json_str(end));
+		json_array_append_new(out, j);
+	}
+	return out;
+}
+
 static json_t *summary_json(const struct logagg *a, const struct logrec_input *in)
 {
 	size_t n;
@@ -159,7 +207,7 @@ static json_t *summary_json(const struct logagg *a, const struct logrec_input *i
 	}
 	free(v);
 	return json_pack("{s:{s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:[I,I],s:I},"
-			 "s:o,s:o,s:I,s:o,s:I,s:o,s:o}",
+			 "s:o,s:o,s:I,s:o,s:I,s:o,s:o,s:o,s:I}",
 		"input", "lines", (json_int_t)in->lines, "records", (json_int_t)in->records,
 		"bad_lines", (json_int_t)in->bad, "first_bad_line", (json_int_t)in->first_bad,
 		"t_first", (json_int_t)in->t_first,
@@ -170,7 +218,8 @@ static json_t *summary_json(const struct logagg *a, const struct logrec_input *i
 		"domains", counts_json(&a->domains), "methods", counts_json(&a->methods),
 		"methods_over_limit", (json_int_t)a->methods_over,
 		"sessions", sessions, "sessions_forgotten", (json_int_t)a->sessions_forgotten,
-		"policies", logagg_events_json(&a->policies), "marks", logagg_events_json(&a->marks));
+		"policies", logagg_events_json(&a->policies), "marks", logagg_events_json(&a->marks),
+		"connections", conns_json(a), "connections_unfollowed", (json_int_t)a->conns_unfollowed);
 }
 
 int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
@@ -196,6 +245,7 @@ int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE 
 	if (a.methods_over)
 		fprintf(out, "(%" PRIu64 " messages of methods past the first %d names not counted by method)\n",
 			a.methods_over, LOGAGG_METHODS_MAX);
+	print_conns(out, &a, in.t_first, o->top);
 	print_sessions(out, &a, o->top);
 	print_events(out, "Policy generations", &a.policies, in.t_first, o->top);
 	print_events(out, "Marks", &a.marks, in.t_first, o->top);

@@ -60,6 +60,7 @@ void logagg_init(struct logagg *a, const struct logrec_opts *o)
 	events_init(&a->policies, EVENTS_GLOBAL);
 	events_init(&a->marks, EVENTS_GLOBAL);
 	events_init(&a->global, EVENTS_GLOBAL);
+	table_init(&a->conn_ids);
 }
 
 static void count_free(void *p)
@@ -95,6 +96,15 @@ void logagg_free(struct logagg *a)
 	events_free(&a->policies);
 	events_free(&a->marks);
 	events_free(&a->global);
+	while (a->conn_first) {
+		struct logagg_conn *c = a->conn_first;
+		a->conn_first = c->next;
+		free(c->path);
+		free(c->client);
+		free(c->ended);
+		free(c);
+	}
+	table_free(&a->conn_ids, NULL);
 }
 
 static struct logagg_count *count_get(struct table *t, const char *name, size_t len)
@@ -270,12 +280,69 @@ static void on_message(struct logagg *a, const struct logrec *r)
 		on_enable_answer(a, r);
 }
 
+/* Follows connection r->conn: opened (an open record), seen, ended (its
+ * first close record says by whom). */
+static void on_conn(struct logagg *a, const struct logrec *r)
+{
+	void **v = r->conn ? table_get(&a->conn_ids, &r->conn, sizeof r->conn) : NULL;
+	struct logagg_conn *c = v ? *v : NULL;
+	json_t *client;
+
+	if (!c && r->conn && !strcmp(r->kind, "open")) {
+		if (a->conn_ids.n >= LOGAGG_CONNS_MAX) {
+			a->conns_unfollowed++;
+			return;
+		}
+		c = xcalloc(1, sizeof *c);
+		c->id = r->conn;
+		c->t_open = r->t;
+		c->path = xstrdup(str_of(r, "path"));
+		client = json_object_get(r->obj, "client");
+		if (json_string_value(json_object_get(client, "library")) &&
+		    strcmp(json_string_value(json_object_get(client, "library")), "unknown"))
+			c->client = xstrdup(json_string_value(json_object_get(client, "library")));
+		else if (json_string_value(json_object_get(client, "user_agent")))
+			c->client = xstrdup(json_string_value(json_object_get(client, "user_agent")));
+		*table_put(&a->conn_ids, &r->conn, sizeof r->conn) = c;
+		if (a->conn_last)
+			a->conn_last->next = c;
+		else
+			a->conn_first = c;
+		a->conn_last = c;
+	}
+	if (!c)
+		return;
+	c->t_last = r->t;
+	c->last_record = a->records;
+	if (!c->ended && !strcmp(r->kind, "close")) {
+		char why[256];
+		const char *reason = str_of(r, "reason");
+		snprintf(why, sizeof why, "closed by the %s (%" PRId64 "%s%.160s)", str_of(r, "by"),
+			 (int64_t)json_integer_value(json_object_get(r->obj, "code")), *reason ? ": " : "", reason);
+		c->ended = xstrdup(why);
+		c->t_end = r->t;
+		a->conns_closed++;
+	}
+}
+
+void logagg_conn_end(const struct logagg *a, const struct logagg_conn *c, char *out, size_t outlen)
+{
+	if (c->ended)
+		snprintf(out, outlen, "%s", c->ended);
+	else
+		snprintf(out, outlen, "no close record: the process was killed after record %" PRIu64
+			 " (its own last: record %" PRIu64 ")", a->records, c->last_record);
+}
+
 void logagg_add(const struct logrec *r, void *agg)
 {
 	struct logagg *a = agg;
 	struct logagg_sess *s;
 	const char *session = json_string_value(json_object_get(r->obj, "session"));
 
+	a->records++;
+	if (r->conn)
+		on_conn(a, r);
 	if (r->is_msg) {
 		on_message(a, r);
 		return;

@@ -40,6 +40,20 @@ struct logagg_sess {
 	struct logagg_sess *prev, *next;   /* least recently seen first */
 };
 
+/* A connection, from its open and close records and the records that name
+ * it. */
+struct logagg_conn {
+	uint64_t id, t_open, t_last;
+	uint64_t last_record;      /* its last record's number in the log (1, 2, ...) */
+	char *path, *client;       /* client: its library, else its User-Agent; NULL unknown */
+	char *ended;               /* how it ended (its first close record), NULL: no close record */
+	uint64_t t_end;
+	struct logagg_conn *next;  /* in order of opening */
+};
+
+/* Connections followed, at most; later ones are counted only. */
+#define LOGAGG_CONNS_MAX 10000
+
 /* Everything summary and timeline show, gathered in one pass. */
 struct logagg {
 	struct table methods, domains;     /* name -> struct logagg_count */
@@ -52,6 +66,11 @@ struct logagg {
 	struct logagg_events policies, marks, global;   /* global: timeline lines of no session */
 	struct logagg_count total;         /* every message (name NULL) */
 	uint64_t conns, by_proxy;
+	uint64_t records;                  /* seen so far: the last one's number */
+	struct table conn_ids;             /* connection id -> struct logagg_conn */
+	struct logagg_conn *conn_first, *conn_last;
+	uint64_t conns_unfollowed;         /* opened past LOGAGG_CONNS_MAX */
+	uint64_t conns_closed;             /* of those followed, with a close record */
 };
 
 #define LOGAGG_METHODS_MAX 10000
@@ -60,6 +79,10 @@ void logagg_init(struct logagg *a, const struct logrec_opts *o);
 void logagg_free(struct logagg *a);
 /* Adds one record (a logrec_fn with a struct logagg as arg). */
 void logagg_add(const struct logrec *r, void *agg);
+/* How connection c ended, in out: "closed by the client (1000)" or, with no
+ * close record, "no close record: the process was killed after record N"
+ * (N: the log's last record, a->records), and its own last record. */
+void logagg_conn_end(const struct logagg *a, const struct logagg_conn *c, char *out, size_t outlen);
 /* The counts of a table, busiest first (messages, then name); n in *n. Free
  * the array (not the rows). */
 struct logagg_count **logagg_sorted(const struct table *t, size_t *n);

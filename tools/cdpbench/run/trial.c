@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cdp.h"
 #include "child.h"
@@ -31,6 +33,7 @@ struct run {
 	int cdp_used;
 	uint64_t t0;
 	json_t *phases;
+	char proxy_log[BENCH_PATH_MAX];   /* the proxy's --log of a scenario with a proxy_flag, or "" */
 };
 
 static void phase(struct run *r, const char *name)
@@ -236,7 +239,7 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 			    const char *trial_id, char *err, size_t errlen)
 {
 	const struct bench_config *cfg = r->cfg;
-	char url[512], proxy_bin[BENCH_PATH_MAX + 16], upstream[32], *argv[8];
+	char url[512], proxy_bin[BENCH_PATH_MAX + 16], upstream[32], *argv[12];
 	int loads = cfg->warmup_transfers + cfg->transfers + 1;
 	/* a page load is 200 requests, not the body: 5 s each, for a busy machine */
 	double bits = (double)cfg->bytes * 8 * loads, pages = strcmp(body, "pageload") ? 0 : 5.0 * loads;
@@ -274,6 +277,14 @@ static json_t *run_scenario(struct run *r, const struct scenario *sc, const char
 		if (sc->policy) {
 			argv[argc++] = "--policy";
 			argv[argc++] = sc->policy;
+		}
+		if (sc->proxy_flag) {
+			const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+			snprintf(r->proxy_log, sizeof r->proxy_log, "%s/cdpbench-%ld-%s.jsonl", tmp, (long)getpid(),
+				 trial_id);
+			argv[argc++] = "--log";
+			argv[argc++] = r->proxy_log;
+			argv[argc++] = (char *)sc->proxy_flag;
 		}
 		argv[argc] = NULL;
 		if (child_start(&r->proxy, "cdpproxy", argv, SETUP_TIMEOUT_MS, err, errlen) < 0)
@@ -315,6 +326,12 @@ void trial_run(const struct bench_config *cfg, struct lws_context *ctx, int sink
 		cdp_close(&r.cdp);
 	}
 	child_stop(&r.proxy);
+	if (*r.proxy_log) {   /* its size says what the flag logged; the file goes */
+		struct stat st;
+		if (stat(r.proxy_log, &st) == 0)
+			json_object_set_new(out->detail, "proxy_log_bytes", json_integer((json_int_t)st.st_size));
+		unlink(r.proxy_log);
+	}
 	/* The measurement is over: no need to wait for a graceful shutdown. */
 	if (r.chrome.pid > 0)
 		kill(-r.chrome.pid, SIGKILL);

@@ -82,46 +82,56 @@ static const struct builtin {
 	const char *replay;             /* replays/NAME.jsonl */
 	const char *policy;             /* via cdpproxy: policies/NAME.json ("" for none) */
 	const char *aa_with;
+	const char *proxy_flag;         /* via cdpproxy --log FILE and this flag */
 } builtins[] = {
 	{ "native", "a C client, no browser, uploading the same bytes to the same sink: the ceiling",
-	  SCENARIO_NATIVE, NULL, NULL, NULL, NULL, NULL },
+	  SCENARIO_NATIVE, NULL, NULL, NULL, NULL, NULL, NULL },
 	{ "none", "Chromium with no remote debugging at all, opening the page: the baseline",
-	  SCENARIO_NONE, NULL, NULL, NULL, NULL, NULL },
+	  SCENARIO_NONE, NULL, NULL, NULL, NULL, NULL, NULL },
 	{ "attach", "a CDP client attached to the page, nothing enabled",
-	  SCENARIO_CDP, NULL, NULL, NULL, NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, NULL, NULL, NULL, NULL },
 	{ "Network-capped", "Network.enable {maxPostDataSize: 65536}, as Chrome's own DevTools sends",
-	  SCENARIO_CDP, "Network", "{\"maxPostDataSize\":65536}", NULL, NULL, NULL },
+	  SCENARIO_CDP, "Network", "{\"maxPostDataSize\":65536}", NULL, NULL, NULL, NULL },
 	{ "playwright", "the commands Playwright sends to a new page (replays/playwright.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "playwright", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright", NULL, NULL, NULL },
 	{ "puppeteer", "the commands Puppeteer sends to a new page (replays/puppeteer.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "puppeteer", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "puppeteer", NULL, NULL, NULL },
 	{ "playwright-route", "playwright with one page.route matching every request, continued: "
 	  "Fetch.enable {urlPattern: *} (replays/playwright-route.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "playwright-route", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright-route", NULL, NULL, NULL },
 	{ "puppeteer-route", "puppeteer with setRequestInterception(true), every request continued "
 	  "(replays/puppeteer-route.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "puppeteer-route", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "puppeteer-route", NULL, NULL, NULL },
 	{ "pw-no-network", "playwright through cdpproxy --policy policies/no-network.json",
-	  SCENARIO_CDP, NULL, NULL, "playwright", "no-network", NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright", "no-network", NULL, NULL },
 	{ "pw-postdata-cap", "playwright through cdpproxy --policy policies/network-postdata-cap.json",
-	  SCENARIO_CDP, NULL, NULL, "playwright", "network-postdata-cap", NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright", "network-postdata-cap", NULL, NULL },
 	{ "screencast", "Page.startScreencast, every frame acknowledged (replays/screencast.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "screencast", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "screencast", NULL, NULL, NULL },
 	{ "tracing", "Tracing.start left running (replays/tracing.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "tracing", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "tracing", NULL, NULL, NULL },
 	{ "cache-disabled", "Network-capped plus Network.setCacheDisabled (replays/cache-disabled.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "cache-disabled", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "cache-disabled", NULL, NULL, NULL },
 	{ "cpu-throttle", "Emulation.setCPUThrottlingRate 4 (replays/cpu-throttle.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "cpu-throttle", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "cpu-throttle", NULL, NULL, NULL },
 	{ "net-emulation", "Network-capped plus 20 ms emulated latency (replays/net-emulation.jsonl)",
-	  SCENARIO_CDP, NULL, NULL, "net-emulation", NULL, NULL },
+	  SCENARIO_CDP, NULL, NULL, "net-emulation", NULL, NULL, NULL },
 	{ "pw-route-routes-only", "playwright-route through cdpproxy --policy "
 	  "policies/fetch-routes-only.json (only the routes' URLs paused)",
-	  SCENARIO_CDP, NULL, NULL, "playwright-route", "fetch-routes-only", NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright-route", "fetch-routes-only", NULL, NULL },
 	{ "pw-buffer-cap", "playwright through cdpproxy --policy policies/network-buffer-cap.json",
-	  SCENARIO_CDP, NULL, NULL, "playwright", "network-buffer-cap", NULL },
+	  SCENARIO_CDP, NULL, NULL, "playwright", "network-buffer-cap", NULL, NULL },
 	{ "proxy-passthrough", "attach through cdpproxy with no policy (A/A against attach)",
-	  SCENARIO_CDP, NULL, NULL, NULL, "", "attach" },
+	  SCENARIO_CDP, NULL, NULL, NULL, "", "attach", NULL },
+	{ "pw-logged", "playwright through cdpproxy --log --log-bodies (pw-record-bodies' baseline)",
+	  SCENARIO_CDP, NULL, NULL, "playwright", "", NULL, "--log-bodies" },
+	{ "pw-record-bodies", "playwright through cdpproxy --log --record-bodies: the proxy fetches "
+	  "each response body", SCENARIO_CDP, NULL, NULL, "playwright", "", NULL, "--record-bodies" },
+	{ "capped-logged", "Network-capped through cdpproxy --log --log-bodies (capped-record-bodies' "
+	  "baseline)", SCENARIO_CDP, "Network", "{\"maxPostDataSize\":65536}", NULL, "", NULL, "--log-bodies" },
+	{ "capped-record-bodies", "Network-capped through cdpproxy --log --record-bodies: the proxy "
+	  "fetches each response body", SCENARIO_CDP, "Network", "{\"maxPostDataSize\":65536}", NULL, "",
+	  NULL, "--record-bodies" },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
 
@@ -247,6 +257,7 @@ static int from_builtin(struct scenario *s, const struct builtin *b, const struc
 	}
 	if (b->aa_with)
 		snprintf(s->aa_with, sizeof s->aa_with, "%s", b->aa_with);
+	s->proxy_flag = b->proxy_flag;
 	return 0;
 }
 

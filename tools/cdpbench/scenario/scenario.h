@@ -34,6 +34,7 @@ struct scenario {
 	size_t ncmds;
 	int via_proxy;               /* through build/cdpproxy */
 	char *policy;                /* its --policy file, or NULL for none */
+	const char *proxy_flag;      /* via cdpproxy --log (a file of the trial's) and this flag, or NULL */
 	char aa_with[SCENARIO_NAME_MAX];  /* an A/A check against this scenario, or "" */
 	char *source;                /* the replay file the commands came from, or NULL */
 	struct scenario_lost lost;   /* of a replayed log */
