@@ -50,6 +50,7 @@ struct core {
 };
 
 struct core_conn;
+struct bidi_track;
 
 /* What the core asks of a connection's legs. */
 struct core_leg_ops {
@@ -78,6 +79,7 @@ struct core_conn {
 	 * (core_stream_begin), so that route_deliver's scan of it once whole
 	 * steps over its long strings instead of reading it all again. */
 	struct scan_stream cut_scan[2];
+	struct bidi_track *bidi;      /* BiDi commands awaiting an answer (bidilog.h); NULL until one */
 };
 
 /* Starts a core with policy p (taken; NULL: pass everything), stats of its

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "bidilog.h"
 #include "selfdomain.h"
 #include "util.h"
 
@@ -559,5 +560,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	}
 	json_decref(client_params);
 	count_and_log(cc, from, &rec, !rule || rule->log);
+	if (pk == PK_COMMAND || pk == PK_EVENT)
+		bidilog_message(cc, buf, &r, &rec);
 	route_send(cc, from, m);
 }
