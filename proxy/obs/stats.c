@@ -76,9 +76,9 @@ void stats_free(struct stats *st)
 	free(st);
 }
 
-struct stats *stats_bidi(struct stats *st)
+struct stats *stats_bidi(const struct stats *st)
 {
-	return st->bidi ? st->bidi : st;
+	return st->bidi;
 }
 
 int stats_internal_name(const char *name, size_t len)

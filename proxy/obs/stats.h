@@ -35,8 +35,9 @@ size_t stats_domain_len(const char *method, size_t mlen);
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec);
 /* The table of the WebDriver BiDi read out of CDP (bidi.h), part of st (the
  * same calls count in it, by BiDi method; stats_reset resets it; stats_json
- * is its "bidi"; its names beyond BiDi's own are bounded as above). */
-struct stats *stats_bidi(struct stats *st);
+ * is its "bidi"; its names beyond BiDi's own are bounded as above); NULL
+ * for the BiDi table itself. */
+struct stats *stats_bidi(const struct stats *st);
 /* An error answer to method with error code `code` (BiDi's: "unknown
  * command"), in the BiDi table: counted on the method and by code (codes
  * BiDi does not define under "(other errors)"). */
