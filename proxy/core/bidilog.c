@@ -31,8 +31,11 @@ static json_t *fields(const struct bidi_msg *m, const struct log_rec *rec, int h
 		json_object_set_new(j, "error", util_json_bytes(m->error, strlen(m->error)));
 		json_object_set_new(j, "message", util_json_bytes(m->message, strlen(m->message)));
 	}
-	if (m->type == BIDI_INVALID)
+	if (m->type == BIDI_INVALID) {   /* which way it went: its carrier says */
 		json_object_set_new(j, "why", json_string(m->why));
+		json_object_set_new(j, "carrier", json_string(m->in_command ? "Runtime.evaluate" :
+							      "Runtime.bindingCalled"));
+	}
 	return j;
 }
 

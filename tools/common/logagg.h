@@ -52,6 +52,12 @@ struct logagg {
 	struct logagg_events policies, marks, global;   /* global: timeline lines of no session */
 	struct logagg_count total;         /* every message (name NULL) */
 	uint64_t conns, by_proxy;
+	/* The "bidi" records: the WebDriver BiDi inside CDP, counted as
+	 * messages are, by BiDi method and module; error answers by code
+	 * (messages counts them); undecodable carriers under "(invalid)". */
+	struct table bidi_methods, bidi_modules, bidi_errors;
+	struct logagg_count bidi_total;
+	uint64_t bidi_invalid;
 };
 
 #define LOGAGG_METHODS_MAX 10000
