@@ -18,7 +18,7 @@ static void usage(FILE *out)
 	      "  summary     per domain and method: messages, commands, events, bytes, round-trip\n"
 	      "              p50/p99/max, errors (busiest first); sessions with their targets and\n"
 	      "              enabled domains (with params under --log-bodies); policy generations;\n"
-	      "              marks\n"
+	      "              marks; WebDriver BiDi's (bidi records) by module and method, its errors\n"
 	      "  pairs       each command with its answer, one line each, in the order sent: time,\n"
 	      "              conn, session, method, round trip, error (its message with --log-bodies)\n"
 	      "  timeline    per session, in time order: attach, URL changes, each X.enable and\n"
