@@ -133,18 +133,21 @@ static json_t *carrier_string(const char *buf, const struct scan_str *s, struct 
 static enum bidi_type from_evaluate(const char *buf, const struct scan_result *r, struct bidi_msg *m)
 {
 	static const char *const keys[] = { "expression" };
-	struct scan_str x;
-	size_t plen = 0, i, n;
+	size_t plen = 0, i, n, at, left;
 	const char *e, *end;
+	struct scan_str x;
 	json_t *expr, *arg;
 	const char *why;
 
-	if (!scan_member_strs(buf, &r->params, keys, 1, &x))
+	/* Only the expression's first bytes are read before its prefix is
+	 * known: a 50 MiB script is not walked again. */
+	if (scan_member_at(buf, &r->params, "expression", &at) < 0 || buf[at] != '"')
 		return BIDI_NONE;
+	left = r->params.off + r->params.len - at - 1;
 	for (i = 0; i < sizeof prefixes / sizeof prefixes[0] && !plen; i++)
-		if (x.len >= strlen(prefixes[i]) && !memcmp(buf + x.off, prefixes[i], strlen(prefixes[i])))
+		if (left >= strlen(prefixes[i]) && !memcmp(buf + at + 1, prefixes[i], strlen(prefixes[i])))
 			plen = strlen(prefixes[i]);
-	if (!plen)
+	if (!plen || !scan_member_strs(buf, &r->params, keys, 1, &x) || x.off != at + 1)
 		return BIDI_NONE;
 	m->in_command = 1;
 	if (!(expr = carrier_string(buf, &x, m)))
@@ -173,9 +176,19 @@ static enum bidi_type from_evaluate(const char *buf, const struct scan_result *r
 static enum bidi_type from_binding(const char *buf, const struct scan_result *r, struct bidi_msg *m)
 {
 	static const char *const keys[] = { "name", "payload" };
+	static const char want[] = "sendBidiResponse\"";
 	struct scan_str v[2];
 	json_t *payload;
+	size_t at, left;
 
+	/* Chrome writes the name first: another binding's payload (Puppeteer's,
+	 * Playwright's) is not walked, unless the name has an escape to decode. */
+	if (scan_member_at(buf, &r->params, "name", &at) < 0 || buf[at] != '"')
+		return BIDI_NONE;
+	left = r->params.off + r->params.len - at - 1;
+	if ((left < sizeof want - 1 || memcmp(buf + at + 1, want, sizeof want - 1)) &&
+	    !memchr(buf + at + 1, '\\', left < sizeof want ? left : sizeof want))
+		return BIDI_NONE;
 	scan_member_strs(buf, &r->params, keys, 2, v);
 	if (!scan_str_eq(buf, &v[0], "sendBidiResponse"))
 		return BIDI_NONE;

@@ -914,6 +914,31 @@ size_t scan_member_strs(const char *buf, const struct scan_span *sp, const char 
 	}
 }
 
+int scan_member_at(const char *buf, const struct scan_span *sp, const char *key, size_t *at)
+{
+	struct scan_result ignored;
+	struct scanner sc = { buf, buf + sp->off + sp->len, &ignored, NULL, NULL }, *s = &sc;
+	const char *p = buf + sp->off, *q;
+	int escaped;
+
+	if (!sp->present || !sp->len || *p != '{' || !(p = next_token(s, p + 1)) || *p == '}')
+		return -1;
+	for (;;) {
+		if (*p != '"' || !(q = skip_string(s, p + 1, &escaped)))
+			return -1;
+		int match = key_is(p + 1, (size_t)(q - p - 1), escaped, key);
+		if (!(p = next_token(s, q + 1)) || *p != ':' || !(p = next_token(s, p + 1)))
+			return -1;
+		if (match) {
+			*at = (size_t)(p - buf);
+			return 0;
+		}
+		if (!(p = skip_value(s, p, 1)) || !(p = next_token(s, p)) || *p != ',' ||
+		    !(p = next_token(s, p + 1)))
+			return -1;
+	}
+}
+
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)
 {
 	size_t n, k;
