@@ -860,6 +860,85 @@ enum scan_first_kind scan_next(const char *buf, size_t len, struct scan_first *f
 	return first_member(buf, p + 1, end, f);
 }
 
+/* Is the key k[0..n) (escaped: decode it first) the NUL-terminated want? */
+static int key_is(const char *k, size_t n, int escaped, const char *want)
+{
+	size_t wlen = strlen(want);
+	char d[64];
+
+	if (!escaped)
+		return n == wlen && !memcmp(k, want, n);
+	return wlen < sizeof d && decode(k, n, d, sizeof d) == wlen && !memcmp(d, want, wlen);
+}
+
+size_t scan_member_strs(const char *buf, const struct scan_span *sp, const char *const *keys,
+			size_t n, struct scan_str *out)
+{
+	struct scan_result ignored;
+	struct scanner sc = { buf, buf + sp->off + sp->len, &ignored, NULL, NULL }, *s = &sc;
+	const char *p = buf + sp->off, *q, *k;
+	size_t found = 0;
+	int escaped;
+
+	memset(out, 0, n * sizeof *out);
+	if (!sp->present || !sp->len || *p != '{' || !(p = next_token(s, p + 1)) || *p == '}')
+		return 0;
+	for (;;) {
+		size_t i = n;
+		if (*p != '"' || !(q = skip_string(s, p + 1, &escaped)))
+			return found;
+		k = p + 1;
+		for (size_t j = 0; j < n && i == n; j++)
+			if (key_is(k, (size_t)(q - k), escaped, keys[j]))
+				i = j;
+		if (!(p = next_token(s, q + 1)) || *p != ':' || !(p = next_token(s, p + 1)))
+			return found;
+		if (*p == '"') {
+			if (!(q = skip_string(s, p + 1, &escaped)))
+				return found;
+			if (i < n) {
+				found += !out[i].present;
+				out[i] = (struct scan_str){ (size_t)(p + 1 - buf), (size_t)(q - p - 1), 1, escaped };
+			}
+			p = q + 1;
+		} else {
+			if (i < n && out[i].present) {   /* a later one that is no string wins */
+				out[i].present = 0;
+				found--;
+			}
+			if (!(p = skip_value(s, p, 1)))
+				return found;
+		}
+		if (!(p = next_token(s, p)) || *p != ',' || !(p = next_token(s, p + 1)))
+			return found;
+	}
+}
+
+int scan_member_at(const char *buf, const struct scan_span *sp, const char *key, size_t *at)
+{
+	struct scan_result ignored;
+	struct scanner sc = { buf, buf + sp->off + sp->len, &ignored, NULL, NULL }, *s = &sc;
+	const char *p = buf + sp->off, *q;
+	int escaped;
+
+	if (!sp->present || !sp->len || *p != '{' || !(p = next_token(s, p + 1)) || *p == '}')
+		return -1;
+	for (;;) {
+		if (*p != '"' || !(q = skip_string(s, p + 1, &escaped)))
+			return -1;
+		int match = key_is(p + 1, (size_t)(q - p - 1), escaped, key);
+		if (!(p = next_token(s, q + 1)) || *p != ':' || !(p = next_token(s, p + 1)))
+			return -1;
+		if (match) {
+			*at = (size_t)(p - buf);
+			return 0;
+		}
+		if (!(p = skip_value(s, p, 1)) || !(p = next_token(s, p)) || *p != ',' ||
+		    !(p = next_token(s, p + 1)))
+			return -1;
+	}
+}
+
 long scan_str_copy(const char *buf, const struct scan_str *s, char *out, size_t outlen)
 {
 	size_t n, k;

@@ -102,6 +102,23 @@ int scan_message_streamed(const char *buf, size_t len, struct scan_stream *st,
  * that check both give the same; returns whether it was on. */
 int scan_set_avx2(int on);
 
+/* The string members named keys[0..n) (decoded: "na\u006de" is "name")
+ * of the object at sp in buf, as scan_message found it: out[i] is keys[i]'s
+ * value, not present when the object has none (or its last one is not a
+ * string: a key that appears twice counts with its last value). Returns how
+ * many were found. Only the object's own members are looked at; their values
+ * are stepped over as scan_message does, so the cost is one pass over the
+ * object at most. */
+size_t scan_member_strs(const char *buf, const struct scan_span *sp, const char *const *keys,
+			size_t n, struct scan_str *out);
+
+/* Where the value of the first member named key (decoded) of the object at
+ * sp in buf begins: sets *at and returns 0, or returns -1 when it has none.
+ * The members before it are stepped over; it is not: a caller that wants
+ * only a value's first bytes reads no more than them. (A key repeated later
+ * is not seen: Chrome refuses such a message.) */
+int scan_member_at(const char *buf, const struct scan_span *sp, const char *key, size_t *at);
+
 /* Copies the decoded value of s (from buf) into out as a NUL-terminated UTF-8
  * string, truncated to outlen-1 bytes (less if that would split a character).
  * Escapes decode to UTF-8; a lone surrogate becomes U+FFFD. Returns the decoded

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bidi.h"
 #include "metrics.h"
 #include "procstat.h"
 #include "util.h"
@@ -149,6 +150,11 @@ void core_conn_free(struct core_conn *cc)
 	for (int s = DOWN; s <= UP; s++)
 		queue_clear(&cc->out[s]);
 	sessions_free(&cc->sessions);
+	if (cc->bidi) {
+		bidi_track_free(cc->bidi);
+		free(cc->bidi);
+		cc->bidi = NULL;
+	}
 	free(cc->path);
 	free(cc->client.user_agent);
 	cc->path = NULL;

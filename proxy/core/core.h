@@ -53,6 +53,7 @@ struct core {
 };
 
 struct leg_ops;
+struct bidi_track;
 
 /* One client connection: two legs and what flows between them. */
 struct core_conn {
@@ -78,6 +79,7 @@ struct core_conn {
 	 * (core_stream_begin), so that route_deliver's scan of it once whole
 	 * steps over its long strings instead of reading it all again. */
 	struct scan_stream cut_scan[2];
+	struct bidi_track *bidi;      /* BiDi commands awaiting an answer (bidilog.h); NULL until one */
 };
 
 /* Starts a core with policy p (taken; NULL: pass everything), stats of its

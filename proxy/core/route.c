@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "bidilog.h"
 #include "record.h"
 #include "selfdomain.h"
 #include "util.h"
@@ -578,6 +579,8 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	}
 	json_decref(client_params);
 	count_and_log(cc, from, &rec, !rule || rule->log);
+	if (pk == PK_COMMAND || pk == PK_EVENT)
+		bidilog_message(cc, buf, &r, &rec);
 	if (pk == PK_EVENT && core->record_budget)
 		route_record(cc, from, m, &r, &msg);
 	else

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bidi.h"
 #include "protocol.h"
 #include "side.h"
 #include "table.h"
@@ -80,16 +81,30 @@ static void put_seconds(FILE *out, uint64_t us)
 	fprintf(out, "%" PRIu64 ".%06" PRIu64, us / 1000000, us % 1000000);
 }
 
-/* The domain label of a method: the protocol's domain, an internal name as
- * it is ("(unmatched)", ...), or METRICS_OTHER_DOMAINS. */
-static void domain_label(const char *name, size_t len, const char **out, size_t *olen)
+/* What differs between the CDP table and the BiDi one (stats_bidi): the
+ * metric names' prefix, what a method's first part is called, and which
+ * names are the protocol's. */
+struct flavour {
+	const char *prefix, *part, *what;
+	int (*method_known)(const char *name, size_t len);
+	int (*part_known)(const char *name, size_t len);
+};
+
+static const struct flavour cdp = { "cdpproxy_", "domain", "CDP", protocol_known, protocol_domain_known };
+static const struct flavour bidi = { "cdpproxy_bidi_", "module", "WebDriver BiDi", bidi_method_known,
+				     bidi_module_known };
+
+/* The domain (module) label of a method: the protocol's, an internal name
+ * as it is ("(unmatched)", ...), or METRICS_OTHER_DOMAINS. */
+static void domain_label(const struct flavour *fl, const char *name, size_t len, const char **out,
+			 size_t *olen)
 {
 	size_t dlen = stats_domain_len(name, len);
 
 	if (stats_internal_name(name, len)) {
 		*out = name;
 		*olen = len;
-	} else if (protocol_domain_known(name, dlen)) {
+	} else if (fl->part_known(name, dlen)) {
 		*out = name;
 		*olen = dlen;
 	} else {
@@ -143,17 +158,28 @@ static struct named *sorted(const struct table *t, size_t *n)
 	return v;
 }
 
-static void write_domains(FILE *out, const struct named *d, size_t n)
+/* prefix + name, in a buffer of its own per call site. */
+static const char *metric(char *out, size_t outlen, const struct flavour *fl, const char *name)
 {
-	static const char *const names[] = { "cdpproxy_messages_total", "cdpproxy_message_bytes_total" };
+	snprintf(out, outlen, "%s%s", fl->prefix, name);
+	return out;
+}
 
-	head(out, names[0], "counter",
-	     "CDP messages by domain and direction (up: to the browser, down: to the client).");
-	head(out, names[1], "counter", "Bytes of CDP messages by domain and direction.");
+static void write_domains(FILE *out, const struct flavour *fl, const struct named *d, size_t n)
+{
+	char names[2][64], help[2][160];
+
+	metric(names[0], sizeof names[0], fl, "messages_total");
+	metric(names[1], sizeof names[1], fl, "message_bytes_total");
+	snprintf(help[0], sizeof help[0], "%s messages by %s and direction (up: to the browser, down: "
+		 "to the client).", fl->what, fl->part);
+	snprintf(help[1], sizeof help[1], "Bytes of %s messages by %s and direction.", fl->what, fl->part);
+	for (int which = 0; which < 2; which++)
+		head(out, names[which], "counter", help[which]);
 	for (int which = 0; which < 2; which++) {
 		for (size_t i = 0; i < n; i++) {
 			for (int s = UP; s >= DOWN; s--) {
-				fprintf(out, "%s{domain=\"", names[which]);
+				fprintf(out, "%s{%s=\"", names[which], fl->part);
 				put_value(out, d[i].name, d[i].len);
 				fprintf(out, "\",direction=\"%s\"} %" PRIu64 "\n", side_dir[s],
 					which ? d[i].a->bytes[s] : d[i].a->messages[s]);
@@ -162,12 +188,14 @@ static void write_domains(FILE *out, const struct named *d, size_t n)
 	}
 }
 
-static void write_round_trips(FILE *out, const struct named *d, size_t n)
+static void write_round_trips(FILE *out, const struct flavour *fl, const struct named *d, size_t n)
 {
-	static const char name[] = "cdpproxy_command_round_trip_seconds";
+	char name[64], help[160];
 
-	head(out, name, "histogram",
-	     "Time from a command's forwarding to its response, by domain.");
+	metric(name, sizeof name, fl, "command_round_trip_seconds");
+	snprintf(help, sizeof help, "Time from a %s command's forwarding to its response, by %s.",
+		 fl->what, fl->part);
+	head(out, name, "histogram", help);
 	for (size_t i = 0; i < n; i++) {
 		const struct hist *h = &d[i].a->rtt;
 		uint64_t below = 0;
@@ -177,37 +205,54 @@ static void write_round_trips(FILE *out, const struct named *d, size_t n)
 		for (int le = LE_FIRST; le <= LE_LAST; le++) {
 			for (; b <= le; b++)
 				below += h->bucket[b];
-			fprintf(out, "%s_bucket{domain=\"", name);
+			fprintf(out, "%s_bucket{%s=\"", name, fl->part);
 			put_value(out, d[i].name, d[i].len);
 			fputs("\",le=\"", out);
 			put_seconds(out, 1ull << le);
 			fprintf(out, "\"} %" PRIu64 "\n", below);
 		}
-		fprintf(out, "%s_bucket{domain=\"", name);
+		fprintf(out, "%s_bucket{%s=\"", name, fl->part);
 		put_value(out, d[i].name, d[i].len);
-		fprintf(out, "\",le=\"+Inf\"} %" PRIu64 "\n%s_sum{domain=\"", h->n, name);
+		fprintf(out, "\",le=\"+Inf\"} %" PRIu64 "\n%s_sum{%s=\"", h->n, name, fl->part);
 		put_value(out, d[i].name, d[i].len);
 		fputs("\"} ", out);
 		put_seconds(out, h->sum);
-		fprintf(out, "\n%s_count{domain=\"", name);
+		fprintf(out, "\n%s_count{%s=\"", name, fl->part);
 		put_value(out, d[i].name, d[i].len);
 		fprintf(out, "\"} %" PRIu64 "\n", h->n);
 	}
 }
 
-static void write_commands(FILE *out, const struct named *c, size_t n)
+static void write_commands(FILE *out, const struct flavour *fl, const struct named *c, size_t n)
 {
-	static const char name[] = "cdpproxy_commands_total";
+	char name[64], help[200];
 
-	head(out, name, "counter", "CDP commands sent to the browser, by method; "
-	     "methods the protocol does not define under method=\"" METRICS_OTHER_METHODS "\".");
+	metric(name, sizeof name, fl, "commands_total");
+	snprintf(help, sizeof help, "%s commands sent to the browser, by method; methods the protocol "
+		 "does not define under method=\"" METRICS_OTHER_METHODS "\".", fl->what);
+	head(out, name, "counter", help);
 	for (size_t i = 0; i < n; i++)
 		if (c[i].a->messages[UP])
 			sample1(out, name, "method", c[i].name, c[i].len, c[i].a->messages[UP]);
 }
 
-/* The stats table by domain, its commands by method, and its round trips. */
-static void write_stats(FILE *out, const struct stats *st)
+/* The BiDi table's error answers by code: BiDi's codes, and one label for
+ * the others. */
+static void write_errors(FILE *out, const struct stats *st)
+{
+	static const char name[] = "cdpproxy_bidi_errors_total";
+
+	head(out, name, "counter", "WebDriver BiDi error answers, by error code; codes BiDi does "
+	     "not define under error=\"(other errors)\".");
+	for (size_t i = 0; i <= BIDI_ERROR_CODES; i++) {
+		const char *code = i < BIDI_ERROR_CODES ? bidi_error_codes[i] : "(other errors)";
+		if (stats_errors_by_code(st, i))
+			sample1(out, name, "error", code, strlen(code), stats_errors_by_code(st, i));
+	}
+}
+
+/* A stats table by domain, its commands by method, and its round trips. */
+static void write_table(FILE *out, const struct flavour *fl, const struct stats *st)
 {
 	struct table domains, methods;
 	struct stats_entry e;
@@ -219,28 +264,38 @@ static void write_stats(FILE *out, const struct stats *st)
 	for (size_t i = 0; stats_next(st, &i, &e); ) {
 		const char *label;
 		size_t len;
-		domain_label(e.name, e.len, &label, &len);
+		domain_label(fl, e.name, e.len, &label, &len);
 		agg_add(agg_get(&domains, label, len), &e, 1);
-		if (protocol_known(e.name, e.len))
+		if (fl->method_known(e.name, e.len))
 			agg_add(agg_get(&methods, e.name, e.len), &e, 0);
 		else if (!stats_internal_name(e.name, e.len))
 			agg_add(agg_get(&methods, METRICS_OTHER_METHODS, strlen(METRICS_OTHER_METHODS)), &e, 0);
 	}
 	d = sorted(&domains, &nd);
 	c = sorted(&methods, &nc);
-	write_domains(out, d, nd);
-	write_commands(out, c, nc);
-	write_round_trips(out, d, nd);
+	write_domains(out, fl, d, nd);
+	write_commands(out, fl, c, nc);
+	write_round_trips(out, fl, d, nd);
+	free(d);
+	free(c);
+	table_free(&domains, free);
+	table_free(&methods, free);
+}
+
+/* The CDP table and the BiDi one (stats.h), and what is counted beside. */
+static void write_stats(FILE *out, const struct stats *st)
+{
+	write_table(out, &cdp, st);
 	head(out, "cdpproxy_commands_evicted_total", "counter",
 	     "Commands forgotten unanswered: more awaited an answer than a connection keeps.");
 	sample(out, "cdpproxy_commands_evicted_total", stats_evicted(st));
 	head(out, "cdpproxy_unknown_method_names", "gauge",
 	     "Distinct method names outside the protocol seen (an estimate past 256).");
 	sample(out, "cdpproxy_unknown_method_names", stats_unlisted_names(st));
-	free(d);
-	free(c);
-	table_free(&domains, free);
-	table_free(&methods, free);
+	if (!stats_bidi(st))
+		return;
+	write_table(out, &bidi, stats_bidi(st));
+	write_errors(out, stats_bidi(st));
 }
 
 static void write_policy(FILE *out, const struct metrics *m)

@@ -6,21 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bidi.h"
 #include "protocol.h"
 #include "table.h"
 #include "util.h"
 
 #define UNMATCHED "(unmatched)"
 #define OTHER_METHODS "(other methods)"
+#define OTHER_ERRORS "(other errors)"
 #define HLL_BITS 10                    /* 1,024 registers: about 3% error */
 
 struct counts {
 	uint64_t messages[2], bytes[2];  /* indexed by the side they went to */
+	uint64_t errors;                 /* a domain's (the BiDi table's modules) */
 };
 
 struct method_stats {
 	struct counts c;
 	struct hist rtt;
+	uint64_t errors;                 /* error answers (the BiDi table's only) */
 };
 
 struct stats {
@@ -36,6 +40,12 @@ struct stats {
 	 * how many distinct names did is estimated (HyperLogLog). */
 	size_t unlisted;
 	uint8_t hll[1 << HLL_BITS];
+	/* The WebDriver BiDi read out of CDP (bidi.h) has a table of its own,
+	 * its names bounded by BiDi's (bidi_method_known), and its error
+	 * answers by code (bidi_error_codes, then OTHER_ERRORS). */
+	struct stats *bidi;              /* NULL in the BiDi table itself */
+	int bidi_names;                  /* this is the BiDi table */
+	uint64_t errors_by_code[BIDI_ERROR_CODES + 1];
 };
 
 /* One line of a printed table, or one entry of the JSON output. */
@@ -51,6 +61,9 @@ struct stats *stats_new(void)
 	struct stats *st = xcalloc(1, sizeof *st);
 
 	table_init(&st->methods);
+	st->bidi = xcalloc(1, sizeof *st->bidi);
+	table_init(&st->bidi->methods);
+	st->bidi->bidi_names = 1;
 	return st;
 }
 
@@ -58,8 +71,14 @@ void stats_free(struct stats *st)
 {
 	if (!st)
 		return;
+	stats_free(st->bidi);
 	table_free(&st->methods, free);
 	free(st);
+}
+
+struct stats *stats_bidi(const struct stats *st)
+{
+	return st->bidi;
 }
 
 int stats_internal_name(const char *name, size_t len)
@@ -123,7 +142,8 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 	if (st->last && mlen == st->last_len && !memcmp(method, st->last_name, mlen))
 		return st->last;
 	v = table_get(&st->methods, method, mlen);
-	if (!v && !protocol_known(method, mlen) && !stats_internal_name(method, mlen)) {
+	if (!v && !(st->bidi_names ? bidi_method_known : protocol_known)(method, mlen) &&
+	    !stats_internal_name(method, mlen)) {
 		if (st->unlisted < STATS_OTHER_METHODS) {
 			st->unlisted++;
 		} else {
@@ -147,6 +167,9 @@ static struct method_stats *method_get(struct stats *st, const char *method, siz
 
 void stats_reset(struct stats *st)
 {
+	if (st->bidi)
+		stats_reset(st->bidi);
+	memset(st->errors_by_code, 0, sizeof st->errors_by_code);
 	table_free(&st->methods, free);
 	table_init(&st->methods);
 	st->last = NULL;
@@ -168,6 +191,17 @@ void stats_count(struct stats *st, const char *method, size_t mlen,
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec)
 {
 	hist_add(&method_get(st, method, mlen)->rtt, usec);
+}
+
+void stats_error(struct stats *st, const char *method, size_t mlen, const char *code)
+{
+	method_get(st, method, mlen)->errors++;
+	st->errors_by_code[bidi_error_index(code)]++;
+}
+
+uint64_t stats_errors_by_code(const struct stats *st, size_t i)
+{
+	return i <= BIDI_ERROR_CODES ? st->errors_by_code[i] : 0;
 }
 
 size_t stats_domain_len(const char *method, size_t mlen)
@@ -192,6 +226,7 @@ static void domains_collect(const struct stats *st, struct table *domains)
 			d->messages[to] += m->c.messages[to];
 			d->bytes[to] += m->c.bytes[to];
 		}
+		d->errors += m->errors;
 	}
 }
 
@@ -223,9 +258,21 @@ static json_t *counts_json(const struct counts *c)
 			 (json_int_t)c->bytes[DOWN]);
 }
 
+/* The BiDi table's error answers by code, those it has. */
+static json_t *errors_json(const struct stats *st)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i <= BIDI_ERROR_CODES; i++)
+		if (st->errors_by_code[i])
+			json_object_set_new(o, i < BIDI_ERROR_CODES ? bidi_error_codes[i] : OTHER_ERRORS,
+					    json_integer((json_int_t)st->errors_by_code[i]));
+	return o;
+}
+
 json_t *stats_json(const struct stats *st)
 {
-	json_t *methods = json_object(), *domains = json_object();
+	json_t *methods = json_object(), *domains = json_object(), *j;
 	struct table dt;
 	struct table_slot *s;
 
@@ -234,17 +281,30 @@ json_t *stats_json(const struct stats *st)
 		json_t *o = counts_json(&m->c);
 
 		json_object_set_new(o, "rtt_us", hist_json(&m->rtt));
+		if (st->bidi_names)
+			json_object_set_new(o, "errors", json_integer((json_int_t)m->errors));
 		set_raw_key(methods, s->key, s->klen, o);
 	}
 	domains_collect(st, &dt);
-	for (size_t i = 0; (s = table_next(&dt, &i)); )
-		set_raw_key(domains, s->key, s->klen, counts_json(s->val));
+	for (size_t i = 0; (s = table_next(&dt, &i)); ) {
+		const struct counts *c = s->val;
+		json_t *o = counts_json(c);
+		if (st->bidi_names)
+			json_object_set_new(o, "errors", json_integer((json_int_t)c->errors));
+		set_raw_key(domains, s->key, s->klen, o);
+	}
 	table_free(&dt, free);
-	return json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:I}}", "methods", methods, "domains", domains,
-			 "pending_evicted", (json_int_t)st->pending_evicted,
-			 "other_methods", "limit", (json_int_t)STATS_OTHER_METHODS,
-			 "named", (json_int_t)st->unlisted,
-			 "pooled_names", (json_int_t)hll_estimate(st));
+	j = json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:I}}", "methods", methods,
+		      st->bidi_names ? "modules" : "domains", domains,
+		      "pending_evicted", (json_int_t)st->pending_evicted,
+		      "other_methods", "limit", (json_int_t)STATS_OTHER_METHODS,
+		      "named", (json_int_t)st->unlisted,
+		      "pooled_names", (json_int_t)hll_estimate(st));
+	if (st->bidi_names)
+		json_object_set_new(j, "errors", errors_json(st));
+	if (st->bidi)
+		json_object_set_new(j, "bidi", stats_json(st->bidi));
+	return j;
 }
 
 void stats_add_evicted(struct stats *st, uint64_t n)
@@ -265,6 +325,7 @@ int stats_next(const struct stats *st, size_t *i, struct stats_entry *e)
 	e->messages = m->c.messages;
 	e->bytes = m->c.bytes;
 	e->rtt = &m->rtt;
+	e->errors = m->errors;
 	return 1;
 }
 
@@ -362,14 +423,30 @@ void stats_print(const struct stats *st, FILE *out)
 	struct table dt;
 	struct row *rows;
 	size_t n;
+	const char *sep = "";
 
 	rows = rows_sorted(&st->methods, 1, &n);
-	print_rows(out, "method", 1, rows, n);
+	print_rows(out, st->bidi_names ? "BiDi method" : "method", 1, rows, n);
 	free(rows);
 	fputc('\n', out);
 	domains_collect(st, &dt);
 	rows = rows_sorted(&dt, 0, &n);
-	print_rows(out, "domain", 0, rows, n);
+	print_rows(out, st->bidi_names ? "BiDi module" : "domain", 0, rows, n);
 	free(rows);
 	table_free(&dt, free);
+	if (st->bidi_names) {
+		fputs("\nBiDi errors:", out);
+		for (size_t i = 0; i <= BIDI_ERROR_CODES; i++) {
+			if (!st->errors_by_code[i])
+				continue;
+			fprintf(out, "%s %s %" PRIu64, sep, i < BIDI_ERROR_CODES ? bidi_error_codes[i] :
+				OTHER_ERRORS, st->errors_by_code[i]);
+			sep = ",";
+		}
+		fputc('\n', out);
+	}
+	if (st->bidi && st->bidi->methods.n) {   /* only once there is BiDi */
+		fputc('\n', out);
+		stats_print(st->bidi, out);
+	}
 }

@@ -33,6 +33,18 @@ int stats_internal_name(const char *name, size_t len);
 size_t stats_domain_len(const char *method, size_t mlen);
 /* Adds one command round trip of usec microseconds to method's histogram. */
 void stats_rtt(struct stats *st, const char *method, size_t mlen, uint64_t usec);
+/* The table of the WebDriver BiDi read out of CDP (bidi.h), part of st (the
+ * same calls count in it, by BiDi method; stats_reset resets it; stats_json
+ * is its "bidi"; its names beyond BiDi's own are bounded as above); NULL
+ * for the BiDi table itself. */
+struct stats *stats_bidi(const struct stats *st);
+/* An error answer to method with error code `code` (BiDi's: "unknown
+ * command"), in the BiDi table: counted on the method and by code (codes
+ * BiDi does not define under "(other errors)"). */
+void stats_error(struct stats *st, const char *method, size_t mlen, const char *code);
+/* The error answers of code i of bidi_error_codes (BIDI_ERROR_CODES: the
+ * others). */
+uint64_t stats_errors_by_code(const struct stats *st, size_t i);
 /* n commands were forgotten unanswered: more awaited an answer than a
  * connection keeps (sessions.h). */
 void stats_add_evicted(struct stats *st, uint64_t n);
@@ -44,7 +56,9 @@ void stats_reset(struct stats *st);
  * part of the method before the first '.'; "pending_evicted": see above;
  * "other_methods":{"limit","named","pooled_names"}: STATS_OTHER_METHODS, the
  * names outside the protocol with a record of their own, and an estimate
- * (within a few %) of the distinct names counted under "(other methods)". */
+ * (within a few %) of the distinct names counted under "(other methods)";
+ * "bidi": the BiDi table in the same shape, its domains named "modules",
+ * each method and module with its "errors", and "errors":{CODE:n}. */
 json_t *stats_json(const struct stats *st);
 /* One record of the table as a reader that formats it sees it (metrics.h):
  * a method (or an internal name: "(unmatched)", "(other methods)", ...),
@@ -54,6 +68,7 @@ struct stats_entry {
 	size_t len;
 	const uint64_t *messages, *bytes;   /* [2], indexed by enum side */
 	const struct hist *rtt;
+	uint64_t errors;                    /* error answers (the BiDi table) */
 };
 /* The records in no order: *i starts at 0; fills e and returns 1, or
  * returns 0 once there is none left. */

@@ -280,6 +280,81 @@ static void test_small(void)
 	is_str(buf, "1.23s", "1.23s");
 }
 
+/* A ChromeDriver BiDi session as the proxy logs it (bidi records only):
+ * id 1 on two channels, an error, an event, one not read. */
+static const char BIDI_LOG[] =
+	"{\"t\":2000000,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"command\",\"session\":\"M1\",\"cdp_id\":32,\"id\":1,\"method\":\"session.new\",\"channel\":\"/init-bidi-session/bidi\",\"bytes\":460}\n"
+	"{\"t\":2000100,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"command\",\"session\":\"M1\",\"cdp_id\":33,\"id\":1,\"method\":\"script.evaluate\",\"channel\":\"/3/chan/bidi\",\"bytes\":195}\n"
+	"{\"t\":2000300,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"success\",\"session\":\"M1\",\"id\":1,\"method\":\"script.evaluate\",\"channel\":\"/3/chan/bidi\",\"bytes\":289,\"rtt_us\":200}\n"
+	"{\"t\":2000900,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"success\",\"session\":\"M1\",\"id\":1,\"method\":\"session.new\",\"channel\":\"/init-bidi-session/bidi\",\"bytes\":708,\"rtt_us\":900}\n"
+	"{\"t\":2001000,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"command\",\"session\":\"M1\",\"cdp_id\":34,\"id\":2,\"method\":\"nosuch.command\",\"channel\":\"/3/chan/bidi\",\"bytes\":76}\n"
+	"{\"t\":2001050,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"error\",\"session\":\"M1\",\"id\":2,\"method\":\"nosuch.command\",\"channel\":\"/3/chan/bidi\",\"bytes\":125,\"rtt_us\":50,\"error\":\"unknown command\",\"message\":\"Unknown command 'nosuch.command'.\"}\n"
+	"{\"t\":2001100,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"event\",\"session\":\"M1\",\"method\":\"log.entryAdded\",\"channel\":\"/3/chan/bidi\",\"bytes\":435}\n"
+	"{\"t\":2001200,\"gen\":1,\"conn\":1,\"kind\":\"bidi\",\"type\":\"invalid\",\"session\":\"M1\",\"cdp_id\":35,\"bytes\":20,\"why\":\"cut\",\"carrier\":\"Runtime.evaluate\"}\n";
+
+static void test_bidi(void)
+{
+	struct logrec_opts o = { .pending_max = 100, .sessions_max = 100, .top = 30 };
+	struct logrec_input in = { 0 };
+	struct logagg a;
+	struct logagg_count *c;
+	char *text = NULL, err[200];
+	size_t len = 0;
+	FILE *f, *out;
+
+	logagg_init(&a, &o);
+	read_log(BIDI_LOG, logagg_add, &a, &in);
+	is_int(a.total.messages, 0, "BiDi records are not CDP messages");
+	is_int(a.bidi_total.messages, 8, "eight BiDi records");
+	ok(a.bidi_total.commands == 3 && a.bidi_total.responses == 3 && a.bidi_total.events == 1 &&
+	   a.bidi_total.errors == 1 && a.bidi_invalid == 1, "3 commands, 3 answers (1 error), 1 event, 1 not read");
+	c = count_of(&a.bidi_methods, "script.evaluate");
+	ok(c && c->messages == 2 && c->rtt.n == 1 && c->bytes[0] == 195 && c->bytes[1] == 289,
+	   "script.evaluate: both ways, its round trip");
+	c = count_of(&a.bidi_modules, "session");
+	ok(c && c->messages == 2, "by module");
+	c = count_of(&a.bidi_errors, "unknown command");
+	ok(c && c->messages == 1, "errors by code");
+	ok(count_of(&a.bidi_methods, "(invalid)") != NULL, "what was not read, under (invalid)");
+	logagg_free(&a);
+
+	f = fmemopen((void *)BIDI_LOG, strlen(BIDI_LOG), "r");
+	out = open_memstream(&text, &len);
+	is_int(cdplog_summary(f, "t", &o, out, err, sizeof err), 0, "summary runs");
+	fclose(f);
+	fclose(out);
+	ok(strstr(text, "WebDriver BiDi inside CDP: 8 messages (3 commands, 3 answers, 1 events)"), "summary's BiDi line");
+	ok(strstr(text, "\nBiDi method ") && strstr(text, "\nBiDi errors: unknown command 1\n"), "its tables");
+	free(text);
+
+	text = NULL;
+	f = fmemopen((void *)BIDI_LOG, strlen(BIDI_LOG), "r");
+	out = open_memstream(&text, &len);
+	is_int(cdplog_pairs(f, "t", &o, out, err, sizeof err), 0, "pairs runs");
+	fclose(f);
+	fclose(out);
+	{
+		const char *sn = strstr(text, "BiDi session.new"), *se = strstr(text, "BiDi script.evaluate");
+		ok(sn && se && sn < se, "BiDi commands in the order sent");
+		ok(sn && strstr(sn, "900us") < strchr(sn, '\n'), "id 1 on its channel: session.new's answer");
+		ok(se && strstr(se, "200us") < strchr(se, '\n'), "id 1 on the other: script.evaluate's");
+		ok(strstr(text, "error unknown command: Unknown command 'nosuch.command'."), "the error, code and message");
+		ok(strstr(text, "3 commands shown, 3 answered (1 with an error), 0 without an answer"), "all answered");
+	}
+	free(text);
+
+	text = NULL;
+	f = fmemopen((void *)BIDI_LOG, strlen(BIDI_LOG), "r");
+	out = open_memstream(&text, &len);
+	is_int(cdplog_timeline(f, "t", &o, out, err, sizeof err), 0, "timeline runs");
+	fclose(f);
+	fclose(out);
+	ok(strstr(text, "BiDi session.new #1 on /init-bidi-session/bidi") &&
+	   strstr(text, "BiDi nosuch.command #2 failed: unknown command") && strstr(text, "BiDi command not read: cut"),
+	   "the mapper session's timeline: session.new, the error, the one not read");
+	free(text);
+}
+
 int main(void)
 {
 	test_agg();
@@ -288,5 +363,6 @@ int main(void)
 	test_pairs();
 	test_conn_ends();
 	test_small();
+	test_bidi();
 	return tap_done();
 }

@@ -212,6 +212,39 @@ static void test_process(void)
 	stats_free(st);
 }
 
+/* The BiDi table: its own families, by module and method, bounded as
+ * CDP's, and error answers by code. */
+static void test_bidi(void)
+{
+	struct stats *st = stats_new(), *b = stats_bidi(st);
+	struct metrics m = { .stats = st };
+	size_t len;
+	char *text;
+
+	count(b, "script.evaluate", UP, 300);
+	count(b, "script.evaluate", DOWN, 200);
+	stats_rtt(b, "script.evaluate", 15, 1500);
+	count(b, "nosuch.command", UP, 76);
+	count(b, "nosuch.command", DOWN, 125);
+	stats_error(b, "nosuch.command", 14, "unknown command");
+	stats_error(b, "nosuch.command", 14, "made up");
+	count(st, "Runtime.evaluate", UP, 400);
+	text = render(&m, &len);
+	ok(has_line(text, "cdpproxy_bidi_messages_total{module=\"script\",direction=\"up\"} 1"), "messages by module");
+	ok(has_line(text, "cdpproxy_bidi_message_bytes_total{module=\"script\",direction=\"down\"} 200"), "bytes by module");
+	ok(has_line(text, "cdpproxy_bidi_commands_total{method=\"script.evaluate\"} 1"), "a BiDi method by name");
+	ok(has_line(text, "cdpproxy_bidi_commands_total{method=\"(other methods)\"} 1"), "one BiDi does not define: pooled");
+	ok(has_line(text, "cdpproxy_bidi_messages_total{module=\"(other domains)\",direction=\"up\"} 1"),
+	   "so is its module");
+	ok(has_line(text, "cdpproxy_bidi_command_round_trip_seconds_count{module=\"script\"} 1"), "round trips by module");
+	ok(has_line(text, "cdpproxy_bidi_errors_total{error=\"unknown command\"} 1"), "errors by code");
+	ok(has_line(text, "cdpproxy_bidi_errors_total{error=\"(other errors)\"} 1"), "a code BiDi does not define");
+	ok(has_line(text, "cdpproxy_commands_total{method=\"Runtime.evaluate\"} 1") &&
+	   !strstr(text, "cdpproxy_commands_total{method=\"script.evaluate\"}"), "CDP's families have none of it");
+	free(text);
+	stats_free(st);
+}
+
 int main(void)
 {
 	test_escape();
@@ -219,5 +252,6 @@ int main(void)
 	test_bounded();
 	test_policy();
 	test_process();
+	test_bidi();
 	return tap_done();
 }

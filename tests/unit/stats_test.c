@@ -181,7 +181,7 @@ static void test_counts(void)
 	free(text);
 	m = json_object_get(j, "methods");
 	d = json_object_get(j, "domains");
-	is_int(json_object_size(j), 4, "stats json: methods, domains, pending_evicted, other_methods");
+	is_int(json_object_size(j), 5, "stats json: methods, domains, pending_evicted, other_methods, bidi");
 	is_int(json_integer_value(json_object_get(j, "pending_evicted")), 0, "stats json: no command forgotten");
 	is_int(json_object_size(m), 5, "stats json: 5 methods");
 	is_int(json_object_size(d), 4, "stats json: 4 domains");
@@ -402,6 +402,70 @@ static void test_print(void)
 	stats_free(st);
 }
 
+/* The BiDi table: counted apart from CDP's, errors by method and by code,
+ * its names bounded by BiDi's own, reset and printed with the rest. */
+static void test_bidi(void)
+{
+	struct stats *st = stats_new(), *b = stats_bidi(st);
+	json_t *j, *bj, *m;
+	char name[32], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	ok(b && b != st && !stats_bidi(b), "a table of its own, with none in it");
+	stats_count(b, "script.evaluate", 15, UP, 300);
+	stats_count(b, "script.evaluate", 15, DOWN, 200);
+	stats_rtt(b, "script.evaluate", 15, 1500);
+	stats_count(b, "nosuch.command", 14, UP, 76);
+	stats_count(b, "nosuch.command", 14, DOWN, 120);
+	stats_error(b, "nosuch.command", 14, "unknown command");
+	stats_error(b, "nosuch.command", 14, "made up");
+	j = stats_json(st);
+	bj = json_object_get(j, "bidi");
+	ok(json_object_size(json_object_get(j, "methods")) == 0, "CDP's table has none of it");
+	m = json_object_get(json_object_get(bj, "methods"), "nosuch.command");
+	is_int(json_integer_value(json_object_get(m, "errors")), 2, "errors by method");
+	is_int(json_integer_value(json_array_get(json_object_get(m, "messages"), 0)), 1, "messages up");
+	is_int(json_integer_value(json_object_get(json_object_get(json_object_get(bj, "modules"), "nosuch"),
+						  "errors")), 2, "errors by module");
+	is_int(json_integer_value(json_object_get(json_object_get(bj, "errors"), "unknown command")), 1,
+	       "errors by code");
+	is_int(json_integer_value(json_object_get(json_object_get(bj, "errors"), "(other errors)")), 1,
+	       "a code BiDi does not define");
+	is_int(json_integer_value(json_object_get(json_object_get(json_object_get(json_object_get(bj, "methods"),
+		"script.evaluate"), "rtt_us"), "n")), 1, "round trips by method");
+	ok(!json_object_get(bj, "bidi"), "no table in the table");
+	json_decref(j);
+
+	for (int i = 0; i < STATS_OTHER_METHODS + 50; i++) {
+		snprintf(name, sizeof name, "x%d.y", i);
+		stats_count(b, name, strlen(name), UP, 1);
+	}
+	stats_count(b, "session.new", 11, UP, 1);
+	j = stats_json(st);
+	bj = json_object_get(j, "bidi");
+	ok(json_object_get(json_object_get(bj, "methods"), "session.new") != NULL,
+	   "BiDi's own names keep a record past the bound");
+	ok(json_object_size(json_object_get(bj, "methods")) <= STATS_OTHER_METHODS + 4,
+	   "others past the bound share one (%zu records)", json_object_size(json_object_get(bj, "methods")));
+	json_decref(j);
+
+	out = open_memstream(&text, &len);
+	stats_print(st, out);
+	fclose(out);
+	ok(strstr(text, "\nBiDi method ") && strstr(text, "\nBiDi module "), "printed: BiDi methods and modules");
+	ok(strstr(text, "BiDi errors: (other errors) 1, unknown command 1") || strstr(text, "BiDi errors: unknown command 1, (other errors) 1"),
+	   "and errors by code: %s", strstr(text, "BiDi errors") ? strstr(text, "BiDi errors") : "none");
+	free(text);
+
+	stats_reset(st);
+	j = stats_json(st);
+	ok(json_object_size(json_object_get(json_object_get(j, "bidi"), "methods")) == 0 &&
+	   json_object_size(json_object_get(json_object_get(j, "bidi"), "errors")) == 0, "reset with the rest");
+	json_decref(j);
+	stats_free(st);
+}
+
 static void test_domain_len(void)
 {
 	is_int(stats_domain_len("Network.enable", 14), 7, "a method's domain is its part before the first dot");
@@ -420,5 +484,6 @@ int main(void)
 	test_bad_utf8();
 	test_bounded();
 	test_print();
+	test_bidi();
 	return tap_done();
 }

@@ -42,11 +42,17 @@ static int wanted(const struct pairs *p, uint64_t t, uint64_t conn, const char *
 	       method_match(p->o->method, method) && t >= p->since && t <= p->until;
 }
 
+/* A BiDi pair's own: its channel and its error code (BiDi's are words). */
+struct bidi_of {
+	int bidi;
+	const char *channel, *code;
+};
+
 static void print_pair(struct pairs *p, uint64_t t, uint64_t conn, int64_t id, const char *session,
 		       const char *method, int answered, uint64_t rtt_us, int has_error,
-		       int64_t error, const char *message, const char *note)
+		       int64_t error, const char *message, const char *note, const struct bidi_of *b)
 {
-	char rel[32], rtt[32] = "-", errtext[300] = "";
+	char rel[32], rtt[32] = "-", errtext[300] = "", shown[160];
 
 	p->shown++;
 	if (answered)
@@ -60,8 +66,14 @@ static void print_pair(struct pairs *p, uint64_t t, uint64_t conn, int64_t id, c
 			json_object_set_new(j, "session", json_string(session));
 		if (answered)
 			json_object_set_new(j, "rtt_us", json_integer((json_int_t)rtt_us));
+		if (b->bidi) {
+			json_object_set_new(j, "bidi", json_true());
+			if (b->channel)
+				json_object_set_new(j, "channel", util_json_bytes(b->channel, strlen(b->channel)));
+		}
 		if (has_error)
-			json_object_set_new(j, "error", json_integer((json_int_t)error));
+			json_object_set_new(j, "error", b->bidi ? util_json_bytes(b->code, strlen(b->code)) :
+					    json_integer((json_int_t)error));
 		if (message)
 			json_object_set_new(j, "error_message", util_json_bytes(message, strlen(message)));
 		if (note)
@@ -74,20 +86,25 @@ static void print_pair(struct pairs *p, uint64_t t, uint64_t conn, int64_t id, c
 	logrec_fmt_rel(t, p->base, rel, sizeof rel);
 	if (answered)
 		logrec_fmt_us(rtt_us, rtt, sizeof rtt);
-	if (has_error)
+	if (has_error && b->bidi)
+		snprintf(errtext, sizeof errtext, "error %s%s%s", b->code, message ? ": " : "", message ? message : "");
+	else if (has_error)
 		snprintf(errtext, sizeof errtext, "error %" PRId64 "%s%s", error, message ? ": " : "",
 			 message ? message : "");
+	snprintf(shown, sizeof shown, "%s%s", b->bidi ? "BiDi " : "", method);
 	fprintf(p->out, "%10s %4" PRIu64 " %-8.8s %-40s %8s%s%s%s%s\n", rel, conn, session ? session : "-",
-		method, rtt, *errtext || note ? "  " : "", errtext, *errtext && note ? "; " : "",
+		shown, rtt, *errtext || note ? "  " : "", errtext, *errtext && note ? "; " : "",
 		note ? note : "");
 }
 
 static void print_cmd(struct pairs *p, const struct logrec_cmd *c, const char *note)
 {
+	struct bidi_of b = { c->bidi, c->channel, c->error_code };
+
 	if (!c->answered)
 		p->unanswered++;
 	print_pair(p, c->t, c->conn, c->id, c->session, c->method, c->answered, c->rtt_us,
-		   c->has_error, c->error, c->error_message, c->answered ? NULL : note);
+		   c->has_error, c->error, c->error_message, c->answered ? NULL : note, &b);
 }
 
 /* Prints the oldest commands while they are answered: the output keeps the
@@ -126,9 +143,9 @@ static void pairs_add(const struct logrec *r, void *arg)
 
 	if (!p->started)
 		start(p, r->t);
-	if (p->bad_time || !r->is_msg || !r->has_id)
+	if (p->bad_time || (!r->is_msg && !r->is_bidi) || !r->has_id)
 		return;
-	if (!strcmp(r->kind, "command")) {
+	if (r->is_bidi ? !strcmp(r->bidi_type, "command") : !strcmp(r->kind, "command")) {
 		if (!wanted(p, r->t, r->conn, r->session, r->method))
 			return;
 		logrec_pending_add(&p->pending, r, 0, &old);
@@ -137,22 +154,27 @@ static void pairs_add(const struct logrec *r, void *arg)
 			logrec_cmd_free(old);
 		}
 		flush(p);
-	} else if (!strcmp(r->kind, "response")) {
+	} else if (r->is_bidi ? !strcmp(r->bidi_type, "success") || !strcmp(r->bidi_type, "error") :
+		   !strcmp(r->kind, "response")) {
 		json_t *hold = NULL;
-		const char *msg = r->has_error ? logrec_error_message(r, &hold) : NULL;
+		int has_error = r->is_bidi ? r->bidi_error != NULL : r->has_error;
+		const char *msg = !has_error ? NULL : r->is_bidi ?
+			json_string_value(json_object_get(r->obj, "message")) : logrec_error_message(r, &hold);
+		struct bidi_of b = { r->is_bidi, r->channel, r->bidi_error };
 		if ((c = logrec_pending_find(&p->pending, r)) && !c->answered) {
 			c->answered = 1;
 			c->rtt_us = r->rtt_us;
 			c->t_answer = r->t;
-			c->has_error = r->has_error;
+			c->has_error = has_error;
 			c->error = r->error;
 			c->error_message = msg ? xstrdup(msg) : NULL;
+			c->error_code = r->bidi_error ? xstrdup(r->bidi_error) : NULL;
 			flush(p);
 		} else if (!c && wanted(p, r->t - r->rtt_us, r->conn, r->session, r->method)) {
 			p->orphans++;
 			print_pair(p, r->t - r->rtt_us, r->conn, r->id, r->session,
-				   r->method ? r->method : "?", 1, r->rtt_us, r->has_error, r->error, msg,
-				   "its command is not in the log, or was past --pending");
+				   r->method ? r->method : "?", 1, r->rtt_us, has_error, r->error, msg,
+				   "its command is not in the log, or was past --pending", &b);
 		}
 		json_decref(hold);
 	}

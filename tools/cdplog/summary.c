@@ -186,6 +186,49 @@ static json_t *conns_json(const struct logagg *a)
 	return out;
 }
 
+/* The BiDi inside CDP, when the log has any: totals, then by module and
+ * method as CDP's, then the error answers by code. */
+static void print_bidi(FILE *out, const struct logagg *a, size_t top)
+{
+	const struct logagg_count *t = &a->bidi_total;
+	struct logagg_count **v;
+	size_t n;
+
+	if (!t->messages)
+		return;
+	fprintf(out, "\nWebDriver BiDi inside CDP: %" PRIu64 " messages (%" PRIu64 " commands, %" PRIu64
+		" answers, %" PRIu64 " events), %" PRIu64 " bytes up, %" PRIu64 " down; %" PRIu64
+		" error answers; %" PRIu64 " not read\n", t->messages, t->commands, t->responses, t->events,
+		t->bytes[0], t->bytes[1], t->errors, a->bidi_invalid);
+	print_counts(out, "BiDi module", &a->bidi_modules, top);
+	print_counts(out, "BiDi method", &a->bidi_methods, top);
+	v = logagg_sorted(&a->bidi_errors, &n);
+	fputs("\nBiDi errors:", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %s %" PRIu64, i ? "," : "", v[i]->name, v[i]->messages);
+	fputs(n ? "\n" : " none\n", out);
+	free(v);
+}
+
+static json_t *bidi_json(const struct logagg *a)
+{
+	const struct logagg_count *t = &a->bidi_total;
+	json_t *errors = json_object();
+	size_t n;
+	struct logagg_count **v = logagg_sorted(&a->bidi_errors, &n);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(errors, v[i]->name, json_integer((json_int_t)v[i]->messages));
+	free(v);
+	return json_pack("{s:{s:I,s:I,s:I,s:I,s:[I,I],s:I,s:I},s:o,s:o,s:o}",
+		"totals", "messages", (json_int_t)t->messages, "commands", (json_int_t)t->commands,
+		"responses", (json_int_t)t->responses, "events", (json_int_t)t->events,
+		"bytes", (json_int_t)t->bytes[0], (json_int_t)t->bytes[1], "errors", (json_int_t)t->errors,
+		"invalid", (json_int_t)a->bidi_invalid,
+		"modules", counts_json(&a->bidi_modules), "methods", counts_json(&a->bidi_methods),
+		"errors", errors);
+}
+
 static json_t *summary_json(const struct logagg *a, const struct logrec_input *in)
 {
 	size_t n;
@@ -207,7 +250,7 @@ static json_t *summary_json(const struct logagg *a, const struct logrec_input *i
 	}
 	free(v);
 	return json_pack("{s:{s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:[I,I],s:I},"
-			 "s:o,s:o,s:I,s:o,s:I,s:o,s:o,s:o,s:I}",
+			 "s:o,s:o,s:I,s:o,s:I,s:o,s:o,s:o,s:I,s:o}",
 		"input", "lines", (json_int_t)in->lines, "records", (json_int_t)in->records,
 		"bad_lines", (json_int_t)in->bad, "first_bad_line", (json_int_t)in->first_bad,
 		"t_first", (json_int_t)in->t_first,
@@ -219,7 +262,8 @@ static json_t *summary_json(const struct logagg *a, const struct logrec_input *i
 		"methods_over_limit", (json_int_t)a->methods_over,
 		"sessions", sessions, "sessions_forgotten", (json_int_t)a->sessions_forgotten,
 		"policies", logagg_events_json(&a->policies), "marks", logagg_events_json(&a->marks),
-		"connections", conns_json(a), "connections_unfollowed", (json_int_t)a->conns_unfollowed);
+		"connections", conns_json(a), "connections_unfollowed", (json_int_t)a->conns_unfollowed,
+		"bidi", bidi_json(a));
 }
 
 int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE *out,
@@ -246,6 +290,7 @@ int cdplog_summary(FILE *f, const char *name, const struct logrec_opts *o, FILE 
 		fprintf(out, "(%" PRIu64 " messages of methods past the first %d names not counted by method)\n",
 			a.methods_over, LOGAGG_METHODS_MAX);
 	print_conns(out, &a, in.t_first, o->top);
+	print_bidi(out, &a, o->top);
 	print_sessions(out, &a, o->top);
 	print_events(out, "Policy generations", &a.policies, in.t_first, o->top);
 	print_events(out, "Marks", &a.marks, in.t_first, o->top);

@@ -54,6 +54,9 @@ void logagg_init(struct logagg *a, const struct logrec_opts *o)
 	memset(a, 0, sizeof *a);
 	table_init(&a->methods);
 	table_init(&a->domains);
+	table_init(&a->bidi_methods);
+	table_init(&a->bidi_modules);
+	table_init(&a->bidi_errors);
 	table_init(&a->sessions);
 	a->sessions_max = o->sessions_max ? o->sessions_max : 1;
 	logrec_pending_init(&a->enables, o->pending_max);
@@ -86,6 +89,9 @@ void logagg_free(struct logagg *a)
 {
 	table_free(&a->methods, count_free);
 	table_free(&a->domains, count_free);
+	table_free(&a->bidi_methods, count_free);
+	table_free(&a->bidi_modules, count_free);
+	table_free(&a->bidi_errors, count_free);
 	while (a->lru) {
 		struct logagg_sess *s = a->lru;
 		a->lru = s->next;
@@ -334,6 +340,55 @@ void logagg_conn_end(const struct logagg *a, const struct logagg_conn *c, char *
 			 " (its own last: record %" PRIu64 ")", a->records, c->last_record);
 }
 
+/* A BiDi record's counts: by its type, as count_add does by kind. */
+static void bidi_count_add(struct logagg_count *c, const struct logrec *r)
+{
+	c->messages++;
+	c->bytes[r->up ? 0 : 1] += r->bytes;
+	if (!strcmp(r->bidi_type, "command"))
+		c->commands++;
+	else if (!strcmp(r->bidi_type, "event"))
+		c->events++;
+	else if (!strcmp(r->bidi_type, "success") || !strcmp(r->bidi_type, "error")) {
+		c->responses++;
+		if (r->has_rtt)
+			hist_add(&c->rtt, r->rtt_us);
+		if (!strcmp(r->bidi_type, "error"))
+			c->errors++;
+	}
+}
+
+/* Counted by method and module (within LOGAGG_METHODS_MAX, as CDP's);
+ * its CDP session's timeline gets the BiDi session's own commands, the
+ * errors and what could not be read. */
+static void on_bidi(struct logagg *a, const struct logrec *r)
+{
+	int invalid = !strcmp(r->bidi_type, "invalid");
+	const char *m = r->method ? r->method : invalid ? "(invalid)" : r->up ? "(other)" : "(unmatched)";
+	size_t dlen = stats_domain_len(m, strlen(m));
+
+	bidi_count_add(&a->bidi_total, r);
+	a->bidi_invalid += (uint64_t)invalid;
+	if (a->bidi_methods.n < LOGAGG_METHODS_MAX || table_get(&a->bidi_methods, m, strlen(m)))
+		bidi_count_add(count_get(&a->bidi_methods, m, strlen(m)), r);
+	if (a->bidi_modules.n < LOGAGG_METHODS_MAX || table_get(&a->bidi_modules, m, dlen))
+		bidi_count_add(count_get(&a->bidi_modules, m, dlen), r);
+	if (r->bidi_error && (a->bidi_errors.n < LOGAGG_METHODS_MAX ||
+			      table_get(&a->bidi_errors, r->bidi_error, strlen(r->bidi_error))))
+		count_get(&a->bidi_errors, r->bidi_error, strlen(r->bidi_error))->messages++;
+	if (!r->session)
+		return;
+	if (invalid)
+		events_add(&sess_get(a, r->session, r->t, r->conn)->events, r->t, "BiDi %s not read: %s",
+			   r->up ? "command" : "answer or event", str_of(r, "why"));
+	else if (r->bidi_error)
+		events_add(&sess_get(a, r->session, r->t, r->conn)->events, r->t, "BiDi %s #%" PRId64 " failed: %s: %s",
+			   m, r->id, r->bidi_error, str_of(r, "message"));
+	else if (r->up && !strncmp(m, "session.", 8))
+		events_add(&sess_get(a, r->session, r->t, r->conn)->events, r->t, "BiDi %s #%" PRId64 "%s%s",
+			   m, r->id, r->channel ? " on " : "", r->channel ? r->channel : "");
+}
+
 void logagg_add(const struct logrec *r, void *agg)
 {
 	struct logagg *a = agg;
@@ -345,6 +400,10 @@ void logagg_add(const struct logrec *r, void *agg)
 		on_conn(a, r);
 	if (r->is_msg) {
 		on_message(a, r);
+		return;
+	}
+	if (r->is_bidi) {
+		on_bidi(a, r);
 		return;
 	}
 	if (!strcmp(r->kind, "open"))

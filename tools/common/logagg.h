@@ -71,6 +71,12 @@ struct logagg {
 	struct logagg_conn *conn_first, *conn_last;
 	uint64_t conns_unfollowed;         /* opened past LOGAGG_CONNS_MAX */
 	uint64_t conns_closed;             /* of those followed, with a close record */
+	/* The "bidi" records: the WebDriver BiDi inside CDP, counted as
+	 * messages are, by BiDi method and module; error answers by code
+	 * (messages counts them); undecodable carriers under "(invalid)". */
+	struct table bidi_methods, bidi_modules, bidi_errors;
+	struct logagg_count bidi_total;
+	uint64_t bidi_invalid;
 };
 
 #define LOGAGG_METHODS_MAX 10000

@@ -98,6 +98,16 @@ int logrec_from(json_t *obj, uint64_t line, struct logrec *r)
 	r->error = r->has_error ? json_integer_value(json_object_get(obj, "error")) : 0;
 	r->action = json_string_value(json_object_get(obj, "action"));
 	r->by_proxy = json_is_string(json_object_get(obj, "by")) && r->is_msg;
+	if (!strcmp(r->kind, "bidi")) {
+		r->is_bidi = 1;
+		r->bidi_type = json_string_value(json_object_get(obj, "type"));
+		if (!r->bidi_type)
+			r->bidi_type = "";
+		dir = json_string_value(json_object_get(obj, "carrier"));   /* an invalid one's */
+		r->up = !strcmp(r->bidi_type, "command") || (dir && !strcmp(dir, "Runtime.evaluate"));
+		r->channel = json_string_value(json_object_get(obj, "channel"));
+		r->bidi_error = json_string_value(json_object_get(obj, "error"));
+	}
 	return 0;
 }
 
@@ -216,12 +226,23 @@ int logrec_session_match(const char *want, const char *s)
  * (sessions.h): a log merges every connection's, a command stays after its
  * answer until the older ones are shown (pairs keeps the order sent), and an
  * answer's record already names its command's method.
- * Commands are keyed by connection and id: ids are per connection. */
-static size_t cmd_key(char *key, uint64_t conn, int64_t id)
+ * Commands are keyed by connection and id: ids are per connection. A BiDi
+ * command's id is per CDP session and BiDi channel (ChromeDriver numbers
+ * each channel from 1): those two, hashed, are in its key too. */
+static size_t cmd_key(char *key, const struct logrec *r)
 {
-	memcpy(key, &conn, 8);
-	memcpy(key + 8, &id, 8);
-	return 16;
+	uint64_t h;
+	char sc[512];
+	int n;
+
+	memcpy(key, &r->conn, 8);
+	memcpy(key + 8, &r->id, 8);
+	if (!r->is_bidi)
+		return 16;
+	n = snprintf(sc, sizeof sc, "%s%c%s", r->session ? r->session : "", 0, r->channel ? r->channel : "");
+	h = table_hash(sc, n < 0 ? 0 : (size_t)n < sizeof sc ? (size_t)n : sizeof sc - 1);
+	memcpy(key + 16, &h, 8);
+	return 24;
 }
 
 void logrec_pending_init(struct logrec_pending *p, size_t max)
@@ -239,6 +260,8 @@ void logrec_cmd_free(struct logrec_cmd *c)
 	free(c->session);
 	free(c->params);
 	free(c->error_message);
+	free(c->channel);
+	free(c->error_code);
 	free(c);
 }
 
@@ -280,7 +303,9 @@ struct logrec_cmd *logrec_pending_add(struct logrec_pending *p, const struct log
 		logrec_pending_unlink(p, p->oldest);
 		p->evicted++;
 	}
-	c->klen = cmd_key(c->key, r->conn, r->id);
+	c->klen = cmd_key(c->key, r);
+	c->bidi = r->is_bidi;
+	c->channel = r->channel ? xstrdup(r->channel) : NULL;
 	c->t = r->t;
 	c->conn = r->conn;
 	c->id = r->id;
@@ -307,7 +332,7 @@ struct logrec_cmd *logrec_pending_add(struct logrec_pending *p, const struct log
 struct logrec_cmd *logrec_pending_find(struct logrec_pending *p, const struct logrec *r)
 {
 	char key[32];
-	size_t klen = cmd_key(key, r->conn, r->id);
+	size_t klen = cmd_key(key, r);
 	void **v = table_get(&p->by_key, key, klen);
 
 	return v ? *v : NULL;

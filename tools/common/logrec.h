@@ -27,6 +27,11 @@ struct logrec {
 	int64_t error;
 	const char *action;
 	int by_proxy;
+	/* A "bidi" record (proxy/core/bidilog.h): its type (command, success,
+	 * error, event, invalid), BiDi channel and error code; up is set for a
+	 * command. */
+	int is_bidi;
+	const char *bidi_type, *channel, *bidi_error;
 	json_t *obj;              /* the whole record */
 };
 
@@ -97,6 +102,8 @@ struct logrec_cmd {
 	int has_error;
 	int64_t error;
 	char *error_message;
+	int bidi;                          /* a BiDi command: its error is error_code */
+	char *channel, *error_code;
 	struct logrec_cmd *prev, *next;
 };
 
