@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bidi.h"
+#include "redact.h"
 #include "util.h"
 
 /* The record's fields: what the BiDi message is, which CDP session carried
@@ -28,8 +29,12 @@ static json_t *fields(const struct bidi_msg *m, const struct log_rec *rec, int h
 	if (has_rtt)
 		json_object_set_new(j, "rtt_us", json_integer((json_int_t)rtt));
 	if (m->type == BIDI_ERROR) {
+		/* A message may quote what the client sent: URL userinfo is taken
+		 * out, as from the session records (redact.h). */
+		char *msg = redact_url(m->message);
 		json_object_set_new(j, "error", util_json_bytes(m->error, strlen(m->error)));
-		json_object_set_new(j, "message", util_json_bytes(m->message, strlen(m->message)));
+		json_object_set_new(j, "message", util_json_bytes(msg, strlen(msg)));
+		free(msg);
 	}
 	if (m->type == BIDI_INVALID) {   /* which way it went: its carrier says */
 		json_object_set_new(j, "why", json_string(m->why));
