@@ -1,7 +1,8 @@
-/* legs: the registration of every leg, one line each. The first serves
- * HTTP (proxy.h: its first protocol gets the accepted connections); a leg
- * whose connections none opens (the pipe's, outside the wrapper's pipe
- * mode) costs its protocol's name and nothing else. */
+/* legs: the registration of every leg: its header, and its line in
+ * legs_all. The first serves HTTP (proxy.h: its first protocol gets the
+ * accepted connections); a leg whose connections none opens (the pipe's,
+ * outside the wrapper's pipe mode) costs its protocol's name and nothing
+ * else. */
 #include "legs.h"
 
 #include "http.h"

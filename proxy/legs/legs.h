@@ -1,5 +1,6 @@
 /* legs: every leg the programs run, registered in one place (legs.c): a
- * new leg is a folder of proxy/ (the Makefile finds it) and one line there. */
+ * new leg is a folder of proxy/ (the Makefile finds it) and its
+ * registration there. */
 #ifndef CDPPROXY_LEGS_H
 #define CDPPROXY_LEGS_H
 
