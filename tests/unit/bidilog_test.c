@@ -14,18 +14,6 @@
 #include "route.h"
 #include "tap.h"
 
-static void no_queued(struct core_conn *cc, enum side s)
-{
-	(void)cc, (void)s;
-}
-
-static void no_reading(struct core_conn *cc, enum side s, int on)
-{
-	(void)cc, (void)s, (void)on;
-}
-
-static const struct core_leg_ops ops = { no_queued, no_reading };
-
 /* text from side `from`, as a leg hands it over; then the queue for the
  * other side must end with it, unchanged. */
 static void deliver(struct core *core, struct core_conn *cc, enum side from, const char *text)
@@ -75,7 +63,7 @@ int main(void)
 	lg = log_open(path, 0, err, sizeof err);
 	ok(lg != NULL, "log opened: %s", lg ? "" : err);
 	core_init(&core, NULL, lg, 1 << 20);
-	core_conn_init(&core, &cc, &ops, "/devtools/browser/x");
+	core_conn_init(&core, &cc, NULL, "/devtools/browser/x");
 	deliver(&core, &cc, DOWN, CMD1);
 	deliver(&core, &cc, DOWN, CMD2);
 	deliver(&core, &cc, UP, ERR2);
