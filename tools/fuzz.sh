@@ -60,7 +60,7 @@ sources() {
     discovery) echo proxy/cdp/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
-    wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
+    wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
@@ -69,7 +69,7 @@ sources() {
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
-    pipecut) echo proxy/pipe/pipeleg.c proxy/core/core.c proxy/core/route.c proxy/core/selfdomain.c proxy/obs/tail.c \
+    pipecut) echo proxy/pipe/pipeleg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
