@@ -74,7 +74,7 @@ sources() {
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
-        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c tools/cdplog/har_body.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/obs/stats.c \
+        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c tools/cdplog/har_body.c tools/cdplog/har_req.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/obs/stats.c \
         proxy/cdp/bidi.c proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     # audit_junit.c is included by the driver itself (its statics).
     junit) echo proxy/base/util.c ;;

@@ -12,6 +12,7 @@
 // every CDP command ChromeDriver's own verbose log says it sent, each with
 // its answer, and its last line is whole.
 'use strict';
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
@@ -20,6 +21,7 @@ const h = require('./lib/harness');
 const wr = require('./lib/wrapper');
 
 const ALL = { timeout: 90000 };
+const CDPLOG = process.env.CDPLOG_BIN || path.join(path.dirname(h.PROXY_BIN), 'cdplog');
 // Debian's python3 with its python3-selenium, not whatever comes first in PATH.
 const PYTHON = '/usr/bin/python3';
 
@@ -164,6 +166,12 @@ for (const mode of ['port', 'pipe', 'bidi']) {
       const answered = new Set(log.filter((r) => r.kind === 'response').map((r) => `${r.conn} ${r.id} ${r.session || ''}`));
       const unanswered = cmds.filter((c) => !answered.has(`${c.conn} ${c.id} ${c.session || ''}`));
       assert.deepEqual(unanswered.map((c) => `${c.method}#${c.id}`), [], 'every command in the log has its answer');
+      // No close record: cdplog says so of every connection, and after which record.
+      const sum = spawnSync(CDPLOG, ['summary', path.join(logs, files[0]), '--json'], { encoding: 'utf8' });
+      const conns = JSON.parse(sum.stdout).connections;
+      assert.ok(conns.length >= 1 && conns.every((c) => !c.closed &&
+        c.ended.startsWith(`no close record: the process was killed after record ${log.length} `)),
+      `cdplog: each connection ended with no close record, after the log's last record (${log.length}): ${JSON.stringify(conns)}`);
     } finally {
       dir.remove();
     }

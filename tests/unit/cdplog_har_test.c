@@ -11,6 +11,7 @@
 #include "../../tools/common/logrec.c"
 #include "../../tools/cdplog/har.c"
 #include "../../tools/cdplog/har_body.c"
+#include "../../tools/cdplog/har_req.c"
 #include "../../tools/cdplog/har_entry.c"
 #include "../../tools/cdplog/har_out.c"
 #include "../../tools/cdplog/har_page.c"

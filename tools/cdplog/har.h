@@ -1,6 +1,7 @@
-/* har: cdplog's HAR 1.2 writer: the requests of a log's page sessions
- * (har.c), their pages (har_page.c), their HAR objects built from the CDP
- * events (har_entry.c), and the files they go to (har_out.c). */
+/* har: cdplog's HAR 1.2 writer: the events of a log's page sessions
+ * (har.c), the requests and sessions held (har_req.c), their bodies
+ * (har_body.c), their pages (har_page.c), their HAR objects built from the
+ * CDP events (har_entry.c), and the files they go to (har_out.c). */
 #ifndef CDPLOG_HAR_H
 #define CDPLOG_HAR_H
 
@@ -122,14 +123,22 @@ struct har {
 	char err[300];
 };
 
-/* Requests and sessions (har.c): q of session s by its Network requestId,
- * made when create; s by connection and id (NULL: the connection's own).
- * har_req_write writes q's entry (built now if it is not yet: the request
- * is unfinished) with why as its content's comment (NULL: none), counted
- * under kind, and forgets q. */
+/* Requests and sessions (har_req.c): q of session s by its Network
+ * requestId, made when create; s by connection and id (NULL: the
+ * connection's own). har_req_write writes q's entry (built now if it is
+ * not yet: the request is unfinished) with why as its content's comment
+ * (NULL: none), counted under kind, and forgets q; har_req_build builds
+ * the entry of q's current hop (redirect_url: the next hop's, failed:
+ * loadingFailed's errorText); har_sess_end writes what s still holds,
+ * each request saying why it has no body, and its page, and forgets s;
+ * har_req_forget_fetch drops q's Fetch interception id. */
 struct har_req *har_req_get(struct har *h, struct har_sess *s, const char *rid, int create);
 struct har_sess *har_sess_get(struct har *h, uint64_t conn, const char *session, int create);
 void har_req_write(struct har *h, struct har_req *q, enum har_nobody kind, const char *why);
+void har_req_build(struct har_req *q, const char *redirect_url, const char *failed);
+void har_hop_clear(struct har_hop *hop);
+void har_sess_end(struct har *h, struct har_sess *s);
+void har_req_forget_fetch(struct har *h, struct har_req *q);
 /* Redacted by the proxy's own rule: the record's body as a CDP message, or
  * NULL when absent, cut or withheld. A new reference. */
 json_t *har_clean_body(const struct logrec *r);
@@ -139,15 +148,12 @@ json_t *har_clean_body(const struct logrec *r);
  * body, or why it has none); paused: Fetch.requestPaused's params p on
  * session s, naming the request an intercepting client's
  * Fetch.getResponseBody asks for; not_fetched: the proxy's
- * body_not_fetched record; missing: writes q, done and never answered,
- * saying why it has no body; forget: q is going; report: one stderr line,
- * how many entries have no body and why. */
+ * body_not_fetched record; report: one stderr line, how many entries have
+ * no body and why. */
 void har_body_command(struct har *h, const struct logrec *r);
 void har_body_answer(struct har *h, const struct logrec *r);
 void har_body_paused(struct har *h, struct har_sess *s, json_t *p);
 void har_body_not_fetched(struct har *h, const struct logrec *r);
-void har_body_missing(struct har *h, struct har_req *q);
-void har_body_forget(struct har *h, struct har_req *q);
 void har_body_report(const struct har *h, FILE *f);
 
 /* Pages (har_page.c). open closes the session's page before; close writes

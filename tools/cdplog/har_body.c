@@ -146,7 +146,7 @@ void har_body_paused(struct har *h, struct har_sess *s, json_t *p)
 	if (!id || !net)
 		return;
 	q = har_req_get(h, s, net, 1);
-	har_body_forget(h, q);
+	har_req_forget_fetch(h, q);
 	q->fetch_key = fetch_key(s, id, &q->fetch_klen);
 	v = table_put(&h->fetch_ids, q->fetch_key, q->fetch_klen);
 	if ((other = *v) && other != q) {   /* an interception id used again: now q's */
@@ -170,31 +170,6 @@ void har_body_not_fetched(struct har *h, const struct logrec *r)
 		 har_count(r->obj, "fetched"), har_count(r->obj, "budget"));
 	free(q->not_fetched);
 	q->not_fetched = xstrdup(text);
-}
-
-void har_body_missing(struct har *h, struct har_req *q)
-{
-	if (!q->entry)
-		har_req_write(h, q, HAR_UNFINISHED, NULL);
-	else if (q->not_fetched)
-		har_req_write(h, q, HAR_OVER_BUDGET, q->not_fetched);
-	else if (q->asked)
-		har_req_write(h, q, HAR_NO_ANSWER, "its body was asked for, but no answer is in the log: its "
-			      "session or the log ended first");
-	else
-		har_req_write(h, q, HAR_NOT_FETCHED, "its body was not fetched: nobody asked Chrome for it "
-			      "(the client read no body): record with cdpproxy --record-bodies "
-			      "(CDPPROXY_RECORD_BODIES=1) for every body");
-}
-
-void har_body_forget(struct har *h, struct har_req *q)
-{
-	void **v;
-
-	if (q->fetch_key && (v = table_get(&h->fetch_ids, q->fetch_key, q->fetch_klen)) && *v == q)
-		table_del(&h->fetch_ids, q->fetch_key, q->fetch_klen);
-	free(q->fetch_key);
-	q->fetch_key = NULL;
 }
 
 void har_body_report(const struct har *h, FILE *f)
