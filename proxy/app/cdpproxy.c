@@ -366,6 +366,9 @@ int main(int argc, char **argv)
 	 * write to our stderr (lws logs each header overflow as an error). */
 	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : 0, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A log past the file size limit (ulimit -f) is lost records, said
+	 * and counted, not the proxy killed. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (cfg.chromium) {
 		if (launch_start(&chrome, cfg.chromium, cfg.chromium_args, cfg.chromium_argc,
 				 err, sizeof err) < 0) {

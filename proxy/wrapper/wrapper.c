@@ -313,6 +313,7 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);   /* a log past ulimit -f: lost records, as cdpproxy */
 
 	launch_sweep_stale();
 	if (launch_make_dir(w->tmpdir, sizeof w->tmpdir, err, errlen) < 0)
