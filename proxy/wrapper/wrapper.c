@@ -102,8 +102,9 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 	if (wrapper_push_configure(c, err, errlen) < 0)
 		return -1;
 	if ((v = getenv("CDPPROXY_POLICY")) && *v) {
-		c->policy_path = v;
-		if (!(c->policy = policy_load(v, err, errlen)))
+		/* A name as cdpproxy --policy takes it: the policies folder's. */
+		c->policy_path = datadir_policy_file(v, NULL, c->policy_file, sizeof c->policy_file);
+		if (!(c->policy = policy_load(c->policy_path, err, errlen)))
 			return -1;
 	}
 	datadir_policies(c->policy_path, c->policy_dir, sizeof c->policy_dir);
