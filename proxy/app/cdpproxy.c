@@ -42,13 +42,16 @@ static void usage(FILE *out)
 	      "  --queue-bytes SIZE     bytes queued per direction before the proxy stops\n"
 	      "                         reading the faster side (default 16MiB)\n"
 	      "  --policy FILE          filter CDP by this policy (policies/README.md); SIGHUP\n"
-	      "                         reloads it, PUT /proxy/policy replaces it\n"
+	      "                         reloads it, PUT /proxy/policy replaces it. A NAME\n"
+	      "                         (no '/', no such file here) is NAME.json in the\n"
+	      "                         --policy-dir folder, as PUT {\"name\":NAME} finds it\n"
 	      "  --policy-dir DIR       where PUT /proxy/policy {\"name\":N} finds N.json\n"
 	      "                         (default: the --policy file's directory, else the\n"
 	      "                         source tree's policies/ next to build/, else the\n"
 	      "                         installed ones, PREFIX/share/cdpproxy/policies)\n"
-	      "  --check-policy FILE    check a policy file and exit (0 valid, 2 not); names\n"
-	      "                         and parameters the protocol lacks are warnings\n"
+	      "  --check-policy FILE    check a policy (a FILE, or a NAME as --policy takes it)\n"
+	      "                         and exit (0 valid, 2 not); names and parameters the\n"
+	      "                         protocol lacks are warnings\n"
 	      "  --strict               with --check-policy: a warning fails the check too\n"
 	      "  --allow-host NAME      also accept this Host header name (IP addresses and\n"
 	      "                         localhost always are); repeatable\n"
@@ -205,6 +208,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
+	static char policy_file[1024];   /* what --policy or --check-policy names */
 	uint64_t size;
 	int o, li = 0;
 
@@ -328,7 +332,11 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		return -1;
 	}
 	if (check_path)
-		exit(check_policy(check_path));
+		exit(check_policy(datadir_policy_file(check_path, cfg->policy_dir, policy_file,
+						      sizeof policy_file)));
+	if (cfg->policy_path)
+		cfg->policy_path = datadir_policy_file(cfg->policy_path, cfg->policy_dir, policy_file,
+						       sizeof policy_file);
 	if (optind < argc && !cfg->chromium) {
 		snprintf(err, errlen, "unexpected argument '%s' (chromium flags go after -- with --launch)",
 			 argv[optind]);
@@ -387,6 +395,9 @@ int main(int argc, char **argv)
 	 * write to our stderr (lws logs each header overflow as an error). */
 	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : 0, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A log past the file size limit (ulimit -f) is lost records, said
+	 * and counted, not the proxy killed. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (cfg.chromium) {
 		if (launch_start(&chrome, cfg.chromium, cfg.chromium_args, cfg.chromium_argc,
 				 err, sizeof err) < 0) {

@@ -56,6 +56,25 @@ int datadir_path(const char *tree_rel, const char *inst_rel, char *buf, size_t b
 	return find(exe, CDPPROXY_DATADIR, tree_rel, inst_rel, buf, buflen);
 }
 
+const char *datadir_policy_file(const char *arg, const char *policy_dir, char *buf, size_t buflen)
+{
+	size_t n = strlen(arg);
+	char dir[1024];
+
+	if (!*arg || *arg == '.' || strchr(arg, '/') || exists(arg)) {
+		snprintf(buf, buflen, "%s", arg);
+		return buf;
+	}
+	if (n > 5 && !strcmp(arg + n - 5, ".json"))
+		n -= 5;
+	if (!policy_dir) {
+		datadir_path("policies", "policies", dir, sizeof dir);
+		policy_dir = dir;
+	}
+	snprintf(buf, buflen, "%s/%.*s.json", policy_dir, (int)n, arg);
+	return buf;
+}
+
 const char *datadir_policies(const char *policy_path, char *buf, size_t buflen)
 {
 	const char *slash = policy_path ? strrchr(policy_path, '/') : NULL;

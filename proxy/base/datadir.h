@@ -26,4 +26,13 @@ int datadir_path(const char *tree_rel, const char *inst_rel, char *buf, size_t b
  * finds. Written into buf, which is returned. */
 const char *datadir_policies(const char *policy_path, char *buf, size_t buflen);
 
+/* The file a policy given by the user (--policy, --check-policy,
+ * CDPPROXY_POLICY) is loaded from, written into buf, which is returned:
+ * arg itself when it is a path (it has a '/', or names a file here, or is
+ * not a name: empty, or beginning with '.'); else the policy of that name
+ * (arg, without a trailing .json) as PUT /proxy/policy {"name"} finds it,
+ * dir/NAME.json, dir being policy_dir, or when NULL the policies folder
+ * datadir_path finds (the source tree's, else the installed one). */
+const char *datadir_policy_file(const char *arg, const char *policy_dir, char *buf, size_t buflen);
+
 #endif

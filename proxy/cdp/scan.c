@@ -450,21 +450,22 @@ static enum field key_field(const char *k, size_t n, int depth)
 	}
 }
 
-/* A key at depth 1 (or "code" in the top-level error object) is about to get
- * a value: forget what an earlier duplicate of it said, so the last one wins.
- * Spans need no reset: every value sets its span when it ends. */
-static void reset_field(struct scan_result *r, enum field f)
+/* A key the scanner reads (at depth 1, or "code" in the top-level error
+ * object) is about to get a value: 0, or -1 when the object had it already.
+ * Chromium refuses such a message (-32700, "duplicate map key"), and the
+ * cut-through path judges a command by its first "method" where the whole
+ * message's scan would see its last: refused here, both paths judge it the
+ * same, as invalid. seen: the fields the object has had. */
+static inline int take_field(struct scan_result *r, unsigned *seen, enum field f)
 {
-	if (f == F_ID) {
+	if (f == F_NONE)
+		return 0;
+	if (*seen & 1u << f)
+		return -1;
+	*seen |= 1u << f;
+	if (f == F_ID)
 		r->has_id = 1;
-		r->id_is_int = 0;
-		r->id = 0;
-	} else if (f == F_METHOD || f == F_SESSION) {
-		memset(f == F_METHOD ? &r->method : &r->session, 0, sizeof r->method);
-	} else if (f == F_ERROR || f == F_CODE) {
-		r->has_error_code = 0;
-		r->error_code = 0;
-	}
+	return 0;
 }
 
 /* The field a key names at depth (1, or 2 in the error object); an escaped
@@ -605,6 +606,7 @@ static const char *scan_members(struct scanner *s, const char *p, int depth)
 	struct scan_result *r = s->r;
 	const char *q, *v;
 	int escaped, is_int;
+	unsigned seen = 0;
 	int64_t num;
 
 	if (!(p = next_token(s, p + 1)))
@@ -617,12 +619,14 @@ static const char *scan_members(struct scanner *s, const char *p, int depth)
 		if (*p != '"')
 			return fail(s, p, "expected a string key");
 		if (depth == 1 && s->end - p >= 12 && (colon_end = known_key(p, &f))) {
-			reset_field(r, f);
+			if (take_field(r, &seen, f) < 0)
+				return fail(s, p, "duplicate key");
 		} else {
 			if (!(q = skip_string(s, p + 1, &escaped)))
 				return NULL;
 			f = field_of(p + 1, (size_t)(q - p - 1), escaped, depth);
-			reset_field(r, f);
+			if (take_field(r, &seen, f) < 0)
+				return fail(s, p, "duplicate key");
 			if (!(p = next_token(s, q + 1)))
 				return NULL;
 			if (*p != ':')

@@ -40,8 +40,10 @@ struct scan_result {
 /* Scans buf[0..len) as one JSON document whose top level must be an object.
  * Fills r and returns 0; returns -1 with r->why and r->error_at on input that
  * is not valid JSON (structure, strings, numbers, literals; UTF-8 inside
- * strings is not checked). A key that appears twice counts with its last value.
- * A key is matched on its decoded form, so "met\u0068od" is "method". */
+ * strings is not checked), and on a key it reads (id, method, sessionId,
+ * params, result, error at the top level; code in the error) given twice in
+ * its object: why "duplicate key" (Chromium refuses those too). A key is
+ * matched on its decoded form, so "met\u0068od" is "method". */
 int scan_message(const char *buf, size_t len, struct scan_result *r);
 
 /* A message's first member, read from its first bytes before the rest has

@@ -137,6 +137,7 @@ pid_t launch_spawn(const struct launch_spawn *s, int *exec_errno, char *err, siz
 			setpgid(0, 0);   /* so stopping its group stops its renderers */
 		/* What the caller ignores or blocks, Chromium must not inherit. */
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* Out of the way first (above 4), so that a source that is

@@ -59,7 +59,7 @@ struct launch_spawn {
 
 /* Forks and execs s->path: it dies with the calling thread's process
  * (PR_SET_PDEATHSIG, SIGKILL), gets the fds asked for and no other of ours
- * (none above 4), default SIGPIPE and an empty signal mask. The pid once
+ * (none above 4), default SIGPIPE and SIGXFSZ and an empty signal mask. The pid once
  * the exec happened, or -1 with a reason in err ("cannot run PATH: why"
  * and *exec_errno, unless NULL, the exec's errno when the exec failed). */
 pid_t launch_spawn(const struct launch_spawn *s, int *exec_errno, char *err, size_t errlen);

@@ -497,8 +497,9 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
-	/* A command cut through went on already (judged by its first method
-	 * key: one repeated later as CDPProxy.* is Chrome's to refuse). */
+	/* A command cut through went on already, judged by its first method
+	 * key; one with a second is invalid (scan_message refuses a key it
+	 * reads twice, as Chrome does), so the two paths judge it alike. */
 	if (pk == PK_COMMAND && core->selfdomain && rec.method && !cut &&
 	    selfdomain_owns(rec.method, rec.method_len)) {
 		names_own(&rec, &msg, method, session);

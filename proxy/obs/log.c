@@ -120,20 +120,55 @@ static void write_text(struct log *lg, const char *p, size_t len)
 	}
 }
 
+/* The file path names, opened for appending as the file itself: created
+ * (mode 0600, and ours then) when it is missing, else opened without
+ * following a symlink and without waiting for a FIFO's reader. -1 with
+ * errno, ELOOP for a symlink. */
+static int open_file(const char *path)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)   /* gone in between: create it */
+			return fd;
+	}
+	return -1;
+}
+
+static const char *type_name(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int fd = open_file(path);
+	const char *why = NULL;
 	struct log *lg;
 	struct stat st;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open log %s: %s", path, strerror(errno));
+		int e = errno;
+		snprintf(err, errlen, "cannot open log %s: %s", path,
+			 e == ELOOP ? "a symbolic link (not followed: name the file itself)" :
+			 e == ENXIO ? "a FIFO or socket, not a regular file" : strerror(e));
 		return NULL;
 	}
-	/* An existing file keeps its mode on open: records may hold secrets.
-	 * Not a device (--log /dev/null): that is not ours to change. */
-	if (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0)) {
-		snprintf(err, errlen, "cannot make log %s private: %s", path, strerror(errno));
+	/* Only a regular file, or a character device (/dev/null): a FIFO would
+	 * hold every round, a block device is no log. Nothing is chmod-ed: a
+	 * file made here is 0600 already; an existing one (or a device) is not
+	 * ours to change. */
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+		why = type_name(st.st_mode);
+	else if (fcntl(fd, F_SETFL, O_APPEND) < 0)   /* writes wait again */
+		why = strerror(errno);
+	if (why) {
+		snprintf(err, errlen, "cannot open log %s: %s", path, why);
 		close(fd);
 		return NULL;
 	}

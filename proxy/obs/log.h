@@ -35,8 +35,10 @@ struct log_rec {
 
 struct log;
 
-/* Opens (appends to) path, created with mode 0600; body_max > 0 logs message
- * bodies truncated to that many bytes. NULL with a reason in err. */
+/* Opens (appends to) path, created with mode 0600 (an existing file keeps
+ * its mode); only a regular file or a character device, never through a
+ * symlink, never waiting for a FIFO. body_max > 0 logs message bodies
+ * truncated to that many bytes. NULL with a reason in err. */
 struct log *log_open(const char *path, size_t body_max, char *err, size_t errlen);
 void log_message(struct log *lg, const struct log_rec *rec);
 /* A record of its own: {"t","gen","conn","kind", ...fields}; steals fields.

@@ -117,8 +117,9 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 	if (wrapper_push_configure(c, err, errlen) < 0)
 		return -1;
 	if ((v = getenv("CDPPROXY_POLICY")) && *v) {
-		c->policy_path = v;
-		if (!(c->policy = policy_load(v, err, errlen)))
+		/* A name as cdpproxy --policy takes it: the policies folder's. */
+		c->policy_path = datadir_policy_file(v, NULL, c->policy_file, sizeof c->policy_file);
+		if (!(c->policy = policy_load(c->policy_path, err, errlen)))
 			return -1;
 	}
 	datadir_policies(c->policy_path, c->policy_dir, sizeof c->policy_dir);
@@ -328,6 +329,7 @@ int wrapper_start(struct wrapper *w, const int fds[5], char *err, size_t errlen)
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);   /* a log past ulimit -f: lost records, as cdpproxy */
 
 	launch_sweep_stale();
 	if (launch_make_dir(w->tmpdir, sizeof w->tmpdir, err, errlen) < 0)

@@ -26,7 +26,8 @@ struct wrapper_config {
 	const char *user_data_dir;    /* --user-data-dir as the client gave it, or NULL */
 	char *origins;                /* port mode: --remote-allow-origins' value, split in place */
 	struct access_list allow_origins;  /* ... the proxy's allowed Origins */
-	const char *policy_path;      /* CDPPROXY_POLICY, or NULL */
+	const char *policy_path;      /* CDPPROXY_POLICY's file, or NULL */
+	char policy_file[1024];       /* that file, when it is named (datadir_policy_file) */
 	struct policy *policy;        /* loaded from it at start, or NULL */
 	char policy_dir[1024];        /* where a policy switched by name is found */
 	char log_path[4096];          /* CDPPROXY_LOG with %p (or a directory) resolved; "" */

@@ -21,17 +21,26 @@ struct push {
 	int status;                   /* the gateway's HTTP status, once known */
 	int done;
 	char err[256];                /* why it failed; "" when it did not */
+	struct lws_context *ctx;
 	lws_sorted_usec_list_t deadline;
 };
 
-/* The gateway took too long: whatever is under way is given up. */
+static void push_late(struct push *p)
+{
+	if (!p->done)
+		snprintf(p->err, sizeof p->err, "no answer within %d ms", WRAPPER_PUSH_TIMEOUT_MS);
+	p->done = 1;
+}
+
+/* The gateway took too long: whatever is under way is given up. lws runs
+ * this before its poll, which would then wait for lws's next timer (seconds
+ * away): the cancel makes that poll return at once. */
 static void push_timeout(lws_sorted_usec_list_t *sul)
 {
 	struct push *p = lws_container_of(sul, struct push, deadline);
 
-	if (!p->done)
-		snprintf(p->err, sizeof p->err, "no answer within %d ms", WRAPPER_PUSH_TIMEOUT_MS);
-	p->done = 1;
+	push_late(p);
+	lws_cancel_service(p->ctx);
 }
 
 static void push_end(struct push *p, const char *why)
@@ -40,6 +49,9 @@ static void push_end(struct push *p, const char *why)
 		return;
 	if (why)
 		snprintf(p->err, sizeof p->err, "%s", why);
+	else if (p->status >= 300 && p->status <= 399)
+		snprintf(p->err, sizeof p->err, "the gateway answered HTTP %d (a redirect is not followed)",
+			 p->status);
 	else if (p->status < 200 || p->status > 299)
 		snprintf(p->err, sizeof p->err, "the gateway answered HTTP %d", p->status);
 	p->done = 1;
@@ -113,13 +125,15 @@ static const struct lws_protocols push_protocols[] = {
 };
 
 /* Appends "/NAME/VALUE" to path: VALUE as it is when it is plain, else as
- * "NAME@base64/BASE64URL" (the Pushgateway's way for '/' and the rest). */
+ * "NAME@base64/BASE64URL" (the Pushgateway's way for '/' and the rest, and
+ * for "." and "..", which would be dot segments in the path). */
 static void path_label(char *path, size_t cap, const char *name, const char *value)
 {
 	size_t n = strlen(path), vlen = strlen(value);
 	char b64[1024];
 
-	if (vlen && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == vlen) {
+	if (vlen && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == vlen &&
+	    strcmp(value, ".") && strcmp(value, "..")) {
 		snprintf(path + n, cap - n, "/%s/%s", name, value);
 		return;
 	}
@@ -128,7 +142,10 @@ static void path_label(char *path, size_t cap, const char *name, const char *val
 	snprintf(path + n, cap - n, "/%s@base64/%s", name, *b64 ? b64 : "=");
 }
 
-/* The PUT itself, in a loop of its own (the proxy's has stopped serving). */
+/* The PUT itself, in a loop of its own (the proxy's has stopped serving),
+ * bounded by the clock between lws_service calls and by a timer that wakes
+ * lws's poll; a redirect is an answer, never followed (the body would go
+ * wherever the gateway said). */
 static int push_put(const struct wrapper_config *c, const char *body, size_t len, char *err,
 		    size_t errlen)
 {
@@ -136,6 +153,7 @@ static int push_put(const struct wrapper_config *c, const char *body, size_t len
 	struct lws_client_connect_info i;
 	struct lws_context *ctx;
 	struct push p = { .body = body, .len = len };
+	uint64_t until = util_mono_us() + (uint64_t)WRAPPER_PUSH_TIMEOUT_MS * 1000;
 	char url[sizeof c->pushgateway], path[2048], host[300];
 	const char *prot, *ads, *prefix;
 	size_t pl;
@@ -176,14 +194,17 @@ static int push_put(const struct wrapper_config *c, const char *body, size_t len
 	i.method = "PUT";
 	i.protocol = push_protocols[0].name;
 	i.alpn = "http/1.1";
-	i.ssl_connection = !strcmp(prot, "https") ? LCCSCF_USE_SSL : 0;
+	i.ssl_connection = LCCSCF_HTTP_NO_FOLLOW_REDIRECT | (!strcmp(prot, "https") ? LCCSCF_USE_SSL : 0);
 	i.opaque_user_data = &p;
+	p.ctx = ctx;
 	lws_sul_schedule(ctx, 0, &p.deadline, push_timeout,
 			 (lws_usec_t)WRAPPER_PUSH_TIMEOUT_MS * LWS_US_PER_MS);
 	if (!lws_client_connect_via_info(&i) && !p.done)
 		push_end(&p, "cannot connect");
 	while (!p.done)
-		if (lws_service(ctx, 0) < 0)
+		if (util_mono_us() >= until)
+			push_late(&p);
+		else if (lws_service(ctx, 0) < 0)
 			push_end(&p, "the event loop failed");
 	lws_sul_cancel(&p.deadline);
 	lws_context_destroy(ctx);

@@ -10,7 +10,8 @@
 // records and the exit status is 1. With --log-required the first lost
 // record stops the proxy. SIGKILL right after the client got its answers
 // (issue 33.1): every command and answer it forwarded is in the log, and
-// every line of it is a whole record.
+// every line of it is a whole record. A --log that is a FIFO or a symlink
+// is refused before listening; the symlink's target keeps its bytes and mode.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -103,23 +104,18 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
   if (!chrome) return t.skip('setup failed');
   const help = spawnSync(h.PROXY_BIN, ['--help'], { encoding: 'utf8' });
   assert.match(`${help.stdout}${help.stderr}`, /--log-required/, 'the proxy has --log-required');
-  // The log is a FIFO this test reads until the client is connected and has
-  // been answered, then closes: the proxy's next write fails (EPIPE). With
-  // /dev/full the record of the start policy was lost ~200 ms after start,
-  // which on a busy machine came before the client had even connected.
-  const dir = h.tmpdir('cdpproxy-fifo-');
-  const fifo = `${dir.dir}/log.fifo`;
-  assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
-  const reader = fs.createReadStream(fifo);
-  let logged = '';
-  reader.on('data', (d) => { logged += d; });
-  reader.on('error', () => {});
-  const proxy = await proxyWith(['--log', fifo, '--log-required']);
+  // Once the client has connected and been answered, the log's file gets
+  // a size limit (prlimit, RLIMIT_FSIZE) a few records past its size: the
+  // next writes fail (EFBIG; the proxy ignores SIGXFSZ). With /dev/full the
+  // record of the start policy was lost ~200 ms after start, which on a busy
+  // machine came before the client had even connected.
+  const proxy = await proxyWith(['--log-required']);
   const target = await h.getJSON(`${proxy.httpURL}/json/new?about:blank`, { method: 'PUT' });
   const cdp = await h.RawCDP.connect(target.webSocketDebuggerUrl);
   await cdp.call('Runtime.evaluate', { expression: '1' });
-  await h.waitFor(() => logged.includes('Runtime.evaluate'), { what: 'the log to carry the first command' });
-  reader.destroy();
+  await h.waitForLog(proxy.logPath, (l) => l.some((r) => r.method === 'Runtime.evaluate'), 'the log to carry the first command');
+  const limit = fs.statSync(proxy.logPath).size + 4096;
+  assert.equal(spawnSync('prlimit', ['--pid', String(proxy.pid), `--fsize=${limit}:${limit}`]).status, 0, 'prlimit');
   // Until the proxy stops.
   const until = Date.now() + 30000;
   let closed;
@@ -135,8 +131,8 @@ test('--log-required: the first lost record stops the proxy', { ...ALL}, async (
   const result = await proxy.stop();
   assert.equal(result.code, 1, `exit status 1: ${result.stderr.slice(0, 400)}`);
   assert.ok(closed && [1001, 1011].includes(closed.code), `the client's connection closed by the proxy: ${JSON.stringify(closed)}`);
+  assert.equal(result.signal, null, 'not killed by SIGXFSZ');
   proxy.removeDir();
-  dir.remove();
 });
 
 test('SIGKILL right after the last answer: every command and answer forwarded is in the log, each line whole', ALL, async (t) => {
@@ -163,6 +159,32 @@ test('SIGKILL right after the last answer: every command and answer forwarded is
   assert.deepEqual(logged('down', 'response'), ids, 'and every answer');
   await proxy.stop();
   proxy.removeDir();
+});
+
+test('--log naming a FIFO nobody reads, or a symlink: refused before listening, the target untouched', ALL, async (t) => {
+  if (!chrome) return t.skip('setup failed');
+  const dir = h.tmpdir('cdpproxy-logpath-');
+  const fifo = `${dir.dir}/fifo.jsonl`;
+  const target = `${dir.dir}/mine.txt`;
+  const link = `${dir.dir}/link.jsonl`;
+  spawnSync('mkfifo', [fifo]);
+  fs.writeFileSync(target, 'mine\n');
+  fs.chmodSync(target, 0o644);
+  fs.symlinkSync(target, link);
+  try {
+    for (const [log, why] of [[fifo, /a FIFO/], [link, /symbolic link/]]) {
+      const r = spawnSync(h.PROXY_BIN, ['--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${chrome.port}`, '--log', log],
+        { encoding: 'utf8', timeout: 10000 });
+      assert.equal(r.error, undefined, `--log ${log}: it ended by itself`);
+      assert.equal(r.status, 1, `--log ${log}: exit 1`);
+      assert.match(r.stderr, new RegExp(`^cdpproxy: cannot open log ${log}: .*${why.source}`, 'm'), `--log ${log}: says why`);
+      assert.doesNotMatch(r.stderr, /listening on/, `--log ${log}: never listened`);
+    }
+    assert.equal(fs.readFileSync(target, 'utf8'), 'mine\n', 'the symlink\'s target is not written');
+    assert.equal(fs.statSync(target).mode & 0o777, 0o644, 'nor its mode changed');
+  } finally {
+    dir.remove();
+  }
 });
 
 test('stop chromium', ALL, async (t) => {

@@ -11,7 +11,8 @@
 // 117 MiB is tools/bench-large.js's (make bench-proxy). Behind a policy
 // whose rules match those messages only once their last bytes are in (a
 // response's rule needs its command, an event's rule is judged whole),
-// the rules still see, and rewrite, the whole message.
+// the rules still see, and rewrite, the whole message. A command with two
+// "method" keys is judged alike, small or cut through: as invalid.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -157,6 +158,49 @@ test('logs: the large messages with their sizes, methods and round trips', { ...
   const ev = recs.filter((r) => r.kind === 'event' && r.method === 'Runtime.consoleAPICalled' && r.bytes > 8 * MiB);
   // (Runtime.enable may replay the page's console messages: one or more.)
   assert.ok(ev.length >= 1, `the 8 MiB console event logged (${ev.length})`);
+});
+
+// A command with two "method" keys, Page.navigate then Runtime.evaluate,
+// behind a policy that rejects Runtime.evaluate: small (stored, scanned
+// whole) and 2 MiB (past cut_min: cut through on its first method). Chromium
+// refuses duplicate keys (-32700): so does the proxy's scanner, the same way
+// on both paths: each is an invalid message, logged as one, no rule judged
+// it by either key, and Chromium's refusal is the client's answer.
+test('two "method" keys: the small and the cut-through command are judged alike, as invalid', { ...ALL, skip: SKIP_DIRECT }, async (t) => {
+  if (!env) return t.skip('setup failed');
+  const dir = h.tmpdir('cdpproxy-dupkey-');
+  const policy = path.join(dir.dir, 'no-eval.json');
+  fs.writeFileSync(policy, JSON.stringify({ name: 'no-eval', rules: [{ method: 'Runtime.evaluate', kind: 'command', action: 'reject' }] }));
+  const proxy = await h.startProxy({ upstreamPort: env.chrome.port, args: ['--policy', policy] });
+  let result;
+  try {
+    const cdp = await h.RawCDP.connect(`ws://127.0.0.1:${proxy.port}/devtools/page/${page.id}`);
+    const answers = new Map();
+    cdp.ws.on('message', (d) => { const m = JSON.parse(d.toString()); if (m.id >= 9000) answers.set(m.id, m); });
+    const pad = 'x'.repeat(2 * MiB);
+    const sent = {
+      small: '{"id":9001,"method":"Page.navigate","method":"Runtime.evaluate","params":{"expression":"1"}}',
+      cut: `{"id":9002,"method":"Page.navigate","params":{"url":"about:blank","pad":"${pad}"},"method":"Runtime.evaluate"}`,
+    };
+    cdp.ws.send(sent.small);
+    cdp.ws.send(sent.cut);
+    await h.waitFor(() => answers.size === 2, { timeout: 20000, what: 'both answers' });
+    for (const id of [9001, 9002]) t.diagnostic(`${id}: ${JSON.stringify(answers.get(id)).slice(0, 200)}`);
+    assert.ok(answers.get(9001).error && answers.get(9002).error, 'each is answered with an error');
+    assert.equal(answers.get(9001).error.code, answers.get(9002).error.code, 'the same error');
+    await cdp.close();
+    result = await proxy.stop();
+    const recs = h.checkProxyExit(assert, result, proxy.logPath);
+    const rec = (text) => recs.filter((r) => r.dir === 'up' && r.bytes === Buffer.byteLength(text))
+      .map((r) => ({ kind: r.kind, method: r.method, action: r.action }));
+    t.diagnostic(`small: ${JSON.stringify(rec(sent.small))}, cut through: ${JSON.stringify(rec(sent.cut))}`);
+    assert.deepEqual(rec(sent.cut), rec(sent.small), 'both logged alike');
+    assert.deepEqual(rec(sent.small), [{ kind: 'invalid', method: undefined, action: undefined }], 'as one invalid message');
+  } finally {
+    if (!result) await proxy.stop();
+    proxy.removeDir();
+    dir.remove();
+  }
 });
 
 test('teardown', ALL, async () => {

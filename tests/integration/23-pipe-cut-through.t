@@ -11,7 +11,8 @@
 // 128 times its reads (256 KiB) and twice its queue bound (16 MiB);
 // 117 MiB is tools/bench-large.js's (make bench-proxy). Then real
 // Playwright, which launches the wrapper with --remote-debugging-pipe: a
-// 32 MiB page.evaluate result and a 8 MiB console message come whole.
+// 32 MiB page.evaluate result and a 8 MiB console message come whole. A
+// command with two "method" keys is judged alike, small or cut through.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -36,10 +37,10 @@ const built = (n) => eval(BUILD(n)); // eslint-disable-line no-eval
 // The wrapper in pipe mode on our fds 3 and 4, read without joining chunks
 // (a 32 MiB message in 64 KiB reads): each message's bytes, the wall time
 // its first bytes came, and its start for the order.
-function pipeClient(profile, logDir) {
+function pipeClient(profile, logDir, env = {}) {
   const child = spawn(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true,
-    env: wr.wrapperEnv({ CDPPROXY_LOG: path.join(logDir, 'log.jsonl') }),
+    env: wr.wrapperEnv({ CDPPROXY_LOG: path.join(logDir, 'log.jsonl'), ...env }),
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let stderr = '', parts = [], firstAt = 0, next = 1;
@@ -68,7 +69,13 @@ function pipeClient(profile, logDir) {
     return { id, p };
   };
   const call = async (...a) => JSON.parse((await send(...a).p).bytes.toString());
-  return { child, exited, msgs, send, call, stderr: () => stderr };
+  // A message written as it is, answered to id.
+  const raw = (id, text) => {
+    const p = new Promise((resolve) => waiting.set(id, resolve));
+    child.stdio[3].write(text + '\0');
+    return p;
+  };
+  return { child, exited, msgs, send, call, raw, stderr: () => stderr };
 }
 
 test('raw pipe client: 8 and 32 MiB answers, an 8 MiB event, small ones: whole, in order, cut through', ALL, async (t) => {
@@ -107,6 +114,42 @@ test('raw pipe client: 8 and 32 MiB answers, an 8 MiB event, small ones: whole, 
     const leadMs = rec.t / 1000 - got[3].firstAt;
     t.diagnostic(`32 MiB: first bytes at the client ${leadMs.toFixed(0)} ms before its last byte reached the wrapper; client read it in ${got[3].lastAt - got[3].firstAt} ms`);
     assert.ok(leadMs > 5, `its first bytes came before its last one reached the wrapper (${leadMs.toFixed(1)} ms)`);
+  } finally {
+    try { process.kill(-c.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    await h.within(c.exited, 5000);
+    profile.remove();
+    logs.remove();
+  }
+});
+
+// 22-cut-through's duplicate "method" keys on the pipe leg: a small command
+// and a 2 MiB one (cut through) behind CDPPROXY_POLICY rejecting
+// Runtime.evaluate are judged alike, as invalid, and Chromium refuses both.
+test('two "method" keys on the pipe: the small and the cut-through command are judged alike, as invalid', ALL, async (t) => {
+  const profile = h.tmpdir('cdpproxy-pipedup-prof-');
+  const logs = h.tmpdir('cdpproxy-pipedup-log-');
+  const policy = path.join(logs.dir, 'no-eval.json');
+  require('node:fs').writeFileSync(policy, JSON.stringify({ name: 'no-eval', rules: [{ method: 'Runtime.evaluate', kind: 'command', action: 'reject' }] }));
+  const c = pipeClient(profile.dir, logs.dir, { CDPPROXY_POLICY: policy });
+  try {
+    const { result: { targetId } } = await c.call('Target.createTarget', { url: 'about:blank' });
+    const { result: { sessionId } } = await c.call('Target.attachToTarget', { targetId, flatten: true });
+    const sent = {
+      small: `{"id":9001,"method":"Page.navigate","method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"${sessionId}"}`,
+      cut: `{"id":9002,"method":"Page.navigate","params":{"url":"about:blank","pad":"${'x'.repeat(2 * MiB)}"},"method":"Runtime.evaluate","sessionId":"${sessionId}"}`,
+    };
+    const answers = await Promise.all([c.raw(9001, sent.small), c.raw(9002, sent.cut)]).then((ms) => ms.map((m) => JSON.parse(m.bytes.toString())));
+    t.diagnostic(`answers: ${JSON.stringify(answers).slice(0, 300)}`);
+    assert.ok(answers[0].error && answers[1].error, 'each is answered with an error');
+    assert.equal(answers[0].error.code, answers[1].error.code, 'the same error');
+    c.child.stdio[3].end();
+    assert.deepEqual(await h.within(c.exited, 15000), { code: 0, signal: null }, 'closing fd 3 ends the wrapper with 0');
+    const recs = h.readLog(path.join(logs.dir, 'log.jsonl'));
+    const rec = (text) => recs.filter((r) => r.dir === 'up' && r.bytes === Buffer.byteLength(text))
+      .map((r) => ({ kind: r.kind, method: r.method, action: r.action }));
+    t.diagnostic(`small: ${JSON.stringify(rec(sent.small))}, cut through: ${JSON.stringify(rec(sent.cut))}`);
+    assert.deepEqual(rec(sent.cut), rec(sent.small), 'both logged alike');
+    assert.deepEqual(rec(sent.small), [{ kind: 'invalid', method: undefined, action: undefined }], 'as one invalid message');
   } finally {
     try { process.kill(-c.child.pid, 'SIGKILL'); } catch { /* gone */ }
     await h.within(c.exited, 5000);

@@ -9,15 +9,18 @@
 // python3-jsonschema) accepts what policy.c accepts and refuses what it
 // refuses; --policy BAD --launch exits 2 before anything starts (no Chromium
 // ever runs); with a good policy --launch starts, and a bad PUT /proxy/policy
-// is answered 400 while the running policy stays.
+// is answered 400 while the running policy stays. A policy given by name
+// (--policy, --check-policy, CDPPROXY_POLICY) is found as PUT {"name"}
+// finds it.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const h = require('./lib/harness');
+const wr = require('./lib/wrapper');
 
 const ALL = { timeout: 50000, skip: h.DIRECT && 'CDPPROXY_DIRECT=1: these test the proxy binary' };
 const POLICY_DIR = path.join(h.ROOT, 'policies');
@@ -30,9 +33,9 @@ let tmp;
 
 // Runs the proxy to completion (it must exit by itself within `timeout`);
 // kills it by PID otherwise. Resolves {code, signal, stdout, stderr, timedOut}.
-function runProxy(args, timeout = 10000) {
+function runProxy(args, timeout = 10000, opts = {}) {
   return new Promise((resolve) => {
-    const child = h.spawnTracked(h.PROXY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = h.spawnTracked(h.PROXY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -347,6 +350,60 @@ test('control: --policy GOOD --launch starts Chromium; a bad PUT is 400 and the 
   assert.deepEqual(policies, [['no-network', 'start', undefined],
     ['typo', 'PUT', ["PUT /proxy/policy: $.rules[0].method: 'Network.enabel' is not a command of the protocol (did you mean Network.enable?)"]],
     ['passthrough', 'PUT', undefined]], 'the log has each switch, with its warnings when it had any');
+});
+
+// A policy named as PUT /proxy/policy {"name"} names it, from a directory
+// that has no such file: found in the policies folder (the source tree's
+// here; 90-install-deb.t checks the installed one), with or without .json;
+// --policy-dir is where a name is looked for; a file here stays a file.
+test('a policy by name: --check-policy, --policy and CDPPROXY_POLICY find it as PUT {"name"} does', ALL, async () => {
+  const here = { cwd: tmp.dir };
+  const want = fs.realpathSync(path.join(POLICY_DIR, 'network-postdata-cap.json'));
+  for (const arg of ['network-postdata-cap', 'network-postdata-cap.json']) {
+    const r = await runProxy(['--check-policy', arg], 10000, here);
+    assert.equal(r.code, 0, `--check-policy ${arg}: exit 0 (${r.stderr})`);
+    const file = r.stdout.split(': ')[0];
+    assert.equal(fs.realpathSync(file), want, `--check-policy ${arg}: the policies folder's file`);
+    assert.match(r.stdout, /: policy network-postdata-cap, 1 rules/, `--check-policy ${arg}: that policy`);
+  }
+  fs.writeFileSync(path.join(tmp.dir, 'mine.json'), JSON.stringify({ name: 'mine-in-dir', rules: [] }));
+  let r = await runProxy(['--policy-dir', tmp.dir, '--check-policy', 'mine'], 10000, { cwd: '/' });
+  assert.equal(r.code, 0, `--policy-dir DIR --check-policy mine: exit 0 (${r.stderr})`);
+  assert.match(r.stdout, /: policy mine-in-dir, /, 'found in --policy-dir');
+  fs.writeFileSync(path.join(tmp.dir, 'network-postdata-cap.json'), JSON.stringify({ name: 'the-local-file', rules: [] }));
+  r = await runProxy(['--check-policy', 'network-postdata-cap.json'], 10000, here);
+  assert.match(r.stdout, /^network-postdata-cap\.json: policy the-local-file, /, 'a file here is a file, not a name');
+  fs.unlinkSync(path.join(tmp.dir, 'network-postdata-cap.json'));
+  r = await runProxy(['--check-policy', 'no-such-policy'], 10000, here);
+  assert.equal(r.code, 2, 'a name with no file: exit 2');
+  assert.match(r.stderr, /policies\/no-such-policy\.json: unable to open/, `the file looked for is named: ${r.stderr}`);
+
+  const { echo, port } = await h.startEcho();
+  const proxy = await h.startProxy({ upstreamPort: port, args: ['--policy', 'network-postdata-cap'] });
+  try {
+    assert.equal((await h.getJSON(`${proxy.httpURL}/proxy/policy`)).name, 'network-postdata-cap', '--policy NAME runs that policy');
+    const list = await h.getJSON(`${proxy.httpURL}/proxy/policies`);
+    assert.equal(fs.realpathSync(list.dir), fs.realpathSync(POLICY_DIR), 'and the names PUT takes are the same folder\'s');
+  } finally {
+    await proxy.stop();
+    proxy.removeDir();
+    echo.kill('SIGKILL');
+  }
+
+  const env = wr.wrapperEnv({ CDPPROXY_POLICY: 'no-such-policy' });
+  r = spawnSync(h.WRAPPER_BIN, ['--headless', '--remote-debugging-pipe'], { env, cwd: tmp.dir, encoding: 'utf8', timeout: 10000 });
+  assert.equal(r.status, 1, 'CDPPROXY_POLICY naming no policy: exit 1');
+  assert.match(r.stderr, /policies\/no-such-policy\.json: unable to open/, `the file looked for is named: ${r.stderr}`);
+  const profile = h.tmpdir('cdpproxy-policy-name-');
+  const w = wr.spawnPipeWrapper(profile.dir, { CDPPROXY_POLICY: 'network-postdata-cap', CDPPROXY_CONTROL: '127.0.0.1:0' });
+  try {
+    const m = await h.waitFor(() => /control on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.stderr()), { timeout: 20000, what: 'the control line' });
+    assert.equal((await h.getJSON(`http://127.0.0.1:${m[1]}/proxy/policy`)).name, 'network-postdata-cap', 'CDPPROXY_POLICY=NAME runs that policy');
+  } finally {
+    try { process.kill(-w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    await h.within(w.exited, 5000);
+    profile.remove();
+  }
 });
 
 test('remove the scratch directory', ALL, async () => {

@@ -380,6 +380,91 @@ test('a gateway that accepts and never answers: given up after 2 s, the wrapper 
   }
 });
 
+// Fake gateways (a real one cannot be made to misbehave): each accepted
+// connection goes to serve(sock, request so far). The redirects point at a
+// second server that records whatever reaches it.
+async function listenRaw(serve) {
+  const socks = [];
+  const server = net.createServer((c) => {
+    socks.push(c);
+    c.on('error', () => {});
+    let got = '';
+    c.on('data', (d) => { got += d; serve(c, got); });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { port: server.address().port, socks, close: () => { socks.forEach((c) => c.destroy()); server.close(); } };
+}
+
+test('SIGTERM against a hanging, trickling or redirecting gateway: the wrapper exits within 2.5 s; no redirect is followed', ALL, async (t) => {
+  const elsewhere = [];
+  const other = await listenRaw((c, got) => { elsewhere.push(got); });
+  const redirect = (to) => (c, got) => {
+    if (c.answered || !/\r\n\r\n/.test(got)) return;
+    c.answered = true;
+    c.write(`HTTP/1.1 307 Temporary Redirect\r\nLocation: ${to}\r\nContent-Length: 0\r\n\r\n`);
+  };
+  const gateways = {
+    hanging: () => {},
+    // The status line, a byte each 100 ms, never ended.
+    trickling: (c) => {
+      if (c.timer) return;
+      const line = 'HTTP/1.1 200 OK\r\nX-Slow: ' + 'a'.repeat(200);
+      let i = 0;
+      c.timer = setInterval(() => { if (i < line.length && !c.destroyed) c.write(line[i++]); }, 100);
+      c.on('close', () => clearInterval(c.timer));
+    },
+    'redirecting to another port': redirect(`http://127.0.0.1:${other.port}/metrics/job/stolen`),
+    'redirecting to file:///etc/passwd': redirect('file:///etc/passwd'),
+  };
+  const results = [];
+  try {
+    for (const [name, serve] of Object.entries(gateways)) {
+      const gw = await listenRaw(serve);
+      const dir = h.tmpdir('cdpproxy-push-slow-');
+      const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'), { CDPPROXY_PUSHGATEWAY: `http://127.0.0.1:${gw.port}` });
+      try {
+        await w.write('{"id":1,"method":"Browser.getVersion"}\0');
+        await h.waitFor(() => w.messages.some((m) => m.id === 1), { timeout: 20000, what: 'the first answer' });
+        const t0 = Date.now();
+        process.kill(w.child.pid, 'SIGTERM');
+        const end = await h.within(w.exited, 20000);
+        const ms = Date.now() - t0;
+        const line = w.stderr().split('\n').find((l) => l.includes('CDPPROXY_PUSHGATEWAY'));
+        t.diagnostic(`${name}: exited ${JSON.stringify(end)} ${ms} ms after SIGTERM; ${line}`);
+        results.push({ name, exited: !!end, fast: ms < 2500, connections: gw.socks.length, said: /cannot push to /.test(line || '') });
+      } finally {
+        gw.close();
+        try { process.kill(-w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+        dir.remove();
+      }
+    }
+    assert.deepEqual(results.filter((r) => !(r.exited && r.fast && r.connections === 1 && r.said)), [],
+      'each exited within 2.5 s of SIGTERM, having connected once and said the push failed');
+    assert.deepEqual(elsewhere, [], 'nothing reached the redirect\'s target');
+  } finally {
+    other.close();
+  }
+});
+
+test('CDPPROXY_PUSHGATEWAY_JOB=.. and an instance "." are sent encoded, not as dot segments', ALL, async () => {
+  const gw = await startPushgateway();
+  const dir = h.tmpdir('cdpproxy-push-dots-');
+  const w = wr.spawnPipeWrapper(path.join(dir.dir, 'profile'),
+    { CDPPROXY_PUSHGATEWAY: gw.url, CDPPROXY_PUSHGATEWAY_JOB: '..', CDPPROXY_PUSHGATEWAY_INSTANCE: '.' });
+  try {
+    await w.write('{"id":1,"method":"Browser.close"}\0');
+    assert.deepEqual(await h.within(w.exited, 20000), { code: 0, signal: null }, 'the wrapper exits 0');
+    const failed = w.stderr().split('\n').filter((l) => l.includes('CDPPROXY_PUSHGATEWAY'));
+    assert.deepEqual(failed, [], 'no push failure');
+    const g = (await groups(gw)).find((x) => x.labels.job === '..');
+    assert.ok(g, `a group with job "..": ${JSON.stringify((await groups(gw)).map((x) => x.labels))}`);
+    assert.equal(g.labels.instance, '.', 'and instance "."');
+  } finally {
+    try { process.kill(-w.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    dir.remove();
+  }
+});
+
 test('port mode (Puppeteer\'s launch): the wrapper pushes at exit too', ALL, async () => {
   const gw = await startPushgateway();
   const server = await h.startServer();

@@ -8,7 +8,8 @@
 // stale-directory sweep: another user's directory is left alone, a symlink
 // inside a stale one is removed as itself (its target's files survive), and
 // no path-based remover (nftw, remove, rmdir) is in the programs. Records
-// lost to CDPPROXY_LOG (/dev/full): said on stderr, exit 1 as cdpproxy does.
+// lost to CDPPROXY_LOG (/dev/full): said on stderr, exit 1 as cdpproxy does;
+// a CDPPROXY_LOG that is a FIFO or a symlink is refused at start.
 // A browser that is missing, not executable or not a program: exactly one
 // stderr line with the reason, 127 or 126, in every mode; no lws banner.
 // ChromeDriver's default quit (it SIGKILLs the wrapper) and a plain SIGKILL:
@@ -172,6 +173,40 @@ test('issue 27 #4: records lost to CDPPROXY_LOG=/dev/full: said on stderr, exit 
   const end = await w.stop();
   assert.deepEqual(end, { code: 1, signal: null }, `exit 1, not Chromium's 0 (${JSON.stringify(end)})`);
   assert.match(w.stderr(), /^cdpproxy-chromium: \d+ log records lost \(CDPPROXY_LOG \/dev\/full\)$/m, `one line says so: ${w.stderr()}`);
+});
+
+// A log path that is a FIFO nobody reads, or a symlink to the user's file:
+// refused at start with one line naming it (a FIFO open waited forever, a
+// symlink's target was appended to and made 0600), in pipe and port mode.
+test('issue 46 #4: CDPPROXY_LOG naming a FIFO or a symlink: one line, exit 1, the target untouched', ALL, () => {
+  const dir = h.tmpdir('cdpproxy-wrap-logpath-');
+  const fifo = path.join(dir.dir, 'fifo.jsonl');
+  const target = path.join(dir.dir, 'mine.txt');
+  const link = path.join(dir.dir, 'link.jsonl');
+  execFileSync('mkfifo', [fifo]);
+  fs.writeFileSync(target, 'mine\n', { mode: 0o644 });
+  fs.chmodSync(target, 0o644);
+  fs.symlinkSync(target, link);
+  try {
+    for (const [log, why] of [[fifo, /a FIFO/], [link, /symbolic link/]]) {
+      for (const mode of ['--remote-debugging-pipe', '--remote-debugging-port=0']) {
+        const t0 = Date.now();
+        const r = spawnSync(h.WRAPPER_BIN, [...h.CHROME_FLAGS, `--user-data-dir=${path.join(dir.dir, 'profile')}`, mode], {
+          stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: wr.wrapperEnv({ CDPPROXY_LOG: log }), encoding: 'utf8', timeout: 15000,
+        });
+        const what = `${path.basename(log)} ${mode}`;
+        assert.equal(r.error, undefined, `${what}: it ended by itself (${Date.now() - t0} ms)`);
+        assert.equal(r.status, 1, `${what}: exit 1 (stderr: ${r.stderr})`);
+        const lines = r.stderr.split('\n').filter((l) => l.startsWith('cdpproxy-chromium:'));
+        assert.equal(lines.length, 1, `${what}: one line: ${JSON.stringify(lines)}`);
+        assert.ok(lines[0].includes(log) && why.test(lines[0]), `${what}: naming the path and why: ${lines[0]}`);
+      }
+    }
+    assert.equal(fs.readFileSync(target, 'utf8'), 'mine\n', 'the symlink\'s target is not written');
+    assert.equal(fs.statSync(target).mode & 0o777, 0o644, 'nor its mode changed');
+  } finally {
+    dir.remove();
+  }
 });
 
 test('issue 33 #2: a missing or unusable browser: one line with the reason, 127/126, in every mode; no lws banner ever', ALL, async () => {

@@ -7,7 +7,8 @@
 # its libraries from the mirror and the quick start works as printed:
 # `cdpproxy --launch` with Playwright's connectOverCDP (the client runs on the
 # host: a chroot shares the host's loopback), the policies found by name in
-# /usr/share/cdpproxy, and `cdpproxy-chromium` as the executablePath under
+# /usr/share/cdpproxy (by PUT, by --check-policy and by CDPPROXY_POLICY),
+# and `cdpproxy-chromium` as the executablePath under
 # `npx playwright test` (the host's node and npm and tests/clients'
 # node_modules bind-mounted read-only: the client, not cdpproxy).
 # Needs root (chroot, mounts); skips otherwise. Cold (the debootstrap, the
@@ -133,6 +134,12 @@ page=$(NODE_PATH=$clients timeout 20 node -e 'fetch(process.argv[1]).then(async 
 [ "$page" = "200 <!doctype html>" ]; ok $? "uploadsink serves the installed bench page (${page:-nothing})"
 kill -TERM "${pids##* }" 2>/dev/null; wait "${pids##* }" 2>/dev/null; pids=${pids% *}
 
+# A policy by name, as the README gives it, from a folder without one.
+out=$(in_root sh -c 'cd /tmp && cdpproxy --check-policy network-postdata-cap && cdpproxy --check-policy network-postdata-cap.json' 2>&1)
+[ "$(echo "$out" | grep -c '^/usr/share/cdpproxy/policies/network-postdata-cap.json: policy network-postdata-cap, ')" = 2 ]
+ok $? "cdpproxy --check-policy network-postdata-cap (and .json) finds the installed policy"
+echo "$out" | note
+
 # cdpproxy --launch, as the quick start prints it, and connectOverCDP.
 # (chroot and env exec: $! is cdpproxy's pid)
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin cdpproxy --launch --log /root/rig.jsonl --listen 127.0.0.1:0 \
@@ -194,12 +201,14 @@ test('a page through cdpproxy-chromium', async ({ page }) => {
 });
 EOF
 out=$(timeout 120 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin \
-    CDPPROXY_LOG=/root/suite/wrapper.jsonl sh -c 'cd /root/suite && npx --no-install playwright test --reporter=line' 2>&1)
+    CDPPROXY_LOG=/root/suite/wrapper.jsonl CDPPROXY_POLICY=network-postdata-cap sh -c 'cd /root/suite && npx --no-install playwright test --reporter=line' 2>&1)
 rc=$?
 ok $rc "npx playwright test with executablePath /usr/bin/cdpproxy-chromium passes"
 [ $rc = 0 ] || printf '%s\n' "$out" | tail -n 30 | note
 grep -q '"method": *"Page.navigate"' "$root/root/suite/wrapper.jsonl" 2>/dev/null
 ok $? "the wrapper's log has the suite's Page.navigate"
+grep -q '"kind": *"policy".*"name": *"network-postdata-cap"' "$root/root/suite/wrapper.jsonl" 2>/dev/null
+ok $? "CDPPROXY_POLICY=network-postdata-cap: the installed policy, by name"
 lap "npx playwright test"
 echo "# times:${times%,}"
 

@@ -1,7 +1,7 @@
 /* datadir_test: where the programs find their data: the source tree they
  * were built in (build/NAME, build/SUB/NAME) when it has the file, else the
  * installed data directory, else the path relative to the current directory;
- * and the policy folder beside a given policy file. */
+ * and the policy folder beside a given policy file; a policy given by name. */
 #define _XOPEN_SOURCE 700   /* nftw */
 #include <ftw.h>
 #include <limits.h>
@@ -102,6 +102,28 @@ static void test_policies(void)
 	   "the replays: the tree's (%s)", buf);
 }
 
+/* A policy the user gives: a path stays one; a name is NAME.json in the
+ * policy folder (given, or this tree's). Run from the source tree, where
+ * "Makefile" is a file here and "policies.json" is not. */
+static void test_policy_file(void)
+{
+	char buf[512], dflt[512], want[600];
+
+	is_str(datadir_policy_file("a/b", "/d", buf, sizeof buf), "a/b", "a path (a '/') stays a path");
+	is_str(datadir_policy_file("Makefile", "/d", buf, sizeof buf), "Makefile", "a file here stays a file");
+	is_str(datadir_policy_file(".hidden", "/d", buf, sizeof buf), ".hidden", "a dot file is no name");
+	is_str(datadir_policy_file("", "/d", buf, sizeof buf), "", "nor is nothing");
+	is_str(datadir_policy_file("no-network", "/d", buf, sizeof buf), "/d/no-network.json",
+	       "a name: NAME.json in the policy folder");
+	is_str(datadir_policy_file("no-network.json", "/d", buf, sizeof buf), "/d/no-network.json",
+	       "a name with .json, no such file here: the same");
+	is_str(datadir_policy_file(".json", "/d", buf, sizeof buf), ".json", ".json alone is no name");
+	datadir_policies(NULL, dflt, sizeof dflt);
+	snprintf(want, sizeof want, "%s/no-network.json", dflt);
+	is_str(datadir_policy_file("no-network", NULL, buf, sizeof buf), want,
+	       "no folder given: the policies folder the programs find");
+}
+
 static int unlink_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -117,6 +139,7 @@ int main(void)
 		return 1;
 	test_find();
 	test_policies();
+	test_policy_file();
 	rc = tap_done();
 	/* FTW_PHYS: never through a symlink. */
 	if (nftw(tmp, unlink_one, 16, FTW_DEPTH | FTW_PHYS) != 0)

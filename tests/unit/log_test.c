@@ -143,7 +143,7 @@ static void test_open_mode(void)
 	is_int(mode_of(path), 0644, "existing file starts 0644");
 	lg = log_open(path, 0, err, sizeof err);
 	ok(lg != NULL, "log_open opens an existing file: %s", err);
-	is_int(mode_of(path), 0600, "existing 0644 file becomes 0600");
+	is_int(mode_of(path), 0644, "an existing file keeps its mode: only a file log_open made is its to set");
 	log_event(lg, 1, "open", json_object());
 	log_close(lg);
 	text = slurp(path, NULL);
@@ -223,6 +223,70 @@ static void test_open_errors(void)
 	chmod(dir, 0700);
 	snprintf(p, sizeof p, "%s/ro", dir);
 	rmdir(p);
+}
+
+/* A path that is not a regular file is refused, promptly, and nothing it
+ * names is written or chmod-ed: a symlink (to a file, or dangling), a FIFO
+ * with no reader (an open without O_NONBLOCK waits for one forever; the
+ * alarm ends the test instead) and one with a reader. */
+static void test_open_not_file(void)
+{
+	char err[512], target[300], link[300], fifo[300];
+	struct log *lg;
+	FILE *f;
+	char *text;
+	int rd;
+
+	snprintf(target, sizeof target, "%s/target", dir);
+	snprintf(link, sizeof link, "%s/link.log", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo.log", dir);
+	f = fopen(target, "w");
+	fputs("mine\n", f);
+	fclose(f);
+	chmod(target, 0644);
+	unlink(link);
+	if (symlink(target, link) < 0)
+		ok(0, "symlink: %s", strerror(errno));
+	strcpy(err, "(unset)");
+	lg = log_open(link, 0, err, sizeof err);
+	ok(lg == NULL, "log_open on a symlink to a file fails");
+	ok(strstr(err, link) && strstr(err, "symbolic link"), "symlink: the reason says so: %.200s", err);
+	if (lg)
+		log_event(lg, 1, "open", json_object());
+	log_close(lg);
+	text = slurp(target, NULL);
+	ok(text && !strcmp(text, "mine\n"), "the symlink's target is not written");
+	free(text);
+	is_int(mode_of(target), 0644, "and keeps its mode");
+
+	unlink(target);
+	strcpy(err, "(unset)");
+	lg = log_open(link, 0, err, sizeof err);
+	ok(lg == NULL, "log_open on a dangling symlink fails");
+	ok(access(target, F_OK) < 0, "and creates nothing where it points");
+	log_close(lg);
+	unlink(link);
+
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) < 0)
+		ok(0, "mkfifo: %s", strerror(errno));
+	fflush(stdout);   /* what the alarm's kill would lose */
+	alarm(10);
+	strcpy(err, "(unset)");
+	lg = log_open(fifo, 0, err, sizeof err);
+	ok(lg == NULL, "log_open on a FIFO nobody reads fails at once");
+	ok(strstr(err, fifo) && strstr(err, "FIFO"), "FIFO: the reason says so: %.200s", err);
+	log_close(lg);
+	rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	strcpy(err, "(unset)");
+	lg = log_open(fifo, 0, err, sizeof err);
+	ok(lg == NULL, "log_open on a FIFO with a reader fails too");
+	ok(strstr(err, fifo) && strstr(err, "a FIFO"), "FIFO with a reader: the reason says so: %.200s", err);
+	log_close(lg);
+	alarm(0);
+	if (rd >= 0)
+		close(rd);
+	unlink(fifo);
 }
 
 static void test_fields(void)
@@ -821,6 +885,7 @@ int main(void)
 	}
 	test_open_mode();
 	test_open_errors();
+	test_open_not_file();
 	test_fields();
 	test_numbers();
 	test_escapes();
