@@ -6,7 +6,8 @@
 // both set WebdriverIO downloads nothing). Its sessions are WebDriver BiDi,
 // WebdriverIO's default; RIG_CLASSIC=1 asks for classic WebDriver
 // (wdio:enforceWebDriverClassic). tests/integration/93-wrapper-wdio.t runs
-// it. Its server is RIG_URL, or one of its own (tests/rigs/server.js).
+// it, and cdpbench audit can (tools/bidi-bench/README.md). Its server is
+// RIG_URL, or one of its own (tests/rigs/server.js).
 'use strict';
 const path = require('node:path');
 const { start } = require('../server');
