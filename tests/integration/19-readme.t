@@ -19,8 +19,9 @@
 // one round of two arms. Two blocks are run by the file that tests what they
 // show, more fully, and checked here against it: `PUPPETEER_EXECUTABLE_PATH=
 // ... npm test` by 81-wrapper-puppeteer.t (puppeteer.launch() through the
-// wrapper by that variable), the Selenium snippet by 86-wrapper-selenium.t
-// (each of its lines is one of 86's script's).
+// wrapper by that variable), the Selenium snippets by 86-wrapper-selenium.t
+// (each of their lines is one of 86's script's). WebdriverIO's capabilities
+// open a BiDi session through the wrapper here (93 runs the rig with them).
 // DOCS_PREMERGE=1: a make target another part of the change adds (install,
 // deb) is a TODO instead of a failure.
 'use strict';
@@ -244,6 +245,33 @@ ${lines.map((raw, i) => `  console.log('line ${i}');\n  { ${sub(raw)}\n${after[l
     }
     st.project = project(st.config);
   } },
+  // WebdriverIO's capabilities: a session of them (BiDi, its default) opens
+  // a page through the wrapper, whose log has ChromeDriver starting the
+  // BiDi mapper (Target.exposeDevToolsProtocol). 94-wrapper-wdio.t runs the
+  // rig's suite with the same two keys.
+  { re: /'wdio:chromedriverOptions'/, run: async (lines) => {
+    const script = path.join(st.tmp, 'wdio.js');
+    const logs = path.join(st.tmp, 'wdio-logs');
+    fs.mkdirSync(logs);
+    fs.writeFileSync(script, `const { remote } = require('module').createRequire(${JSON.stringify(path.join(CLIENTS, 'package.json'))})('webdriverio');
+const config = {
+${lines.map(sub).join('\n')}
+};
+(async () => {
+  const browser = await remote({ logLevel: 'error', capabilities: config.capabilities[0] });
+  try {
+    await browser.url('data:text/html,<title>ok</title>');
+    if (await browser.getTitle() !== 'ok' || !browser.isBidi) throw new Error('not a BiDi session on the page');
+  } finally {
+    await browser.deleteSession();
+  }
+})().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+`);
+    const r = sh(`node ${script}`, { env: { CDPPROXY_LOG: logs }, timeout: 120000 });
+    assert.equal(r.status, 0, `WebdriverIO with the README's capabilities: ${r.stdout}${r.stderr}`);
+    assert.ok(readLogDir(logs).some((x) => x.method === 'Target.exposeDevToolsProtocol'),
+      'the BiDi session went through the wrapper: its log has Target.exposeDevToolsProtocol');
+  } },
 ];
 
 const shRules = [
@@ -333,7 +361,10 @@ test('the README\'s commands, in order', ALL, async () => {
         // is given), ChromeDriver's Service without 86's log arguments.
         const t86 = fs.readFileSync(path.join(h.ROOT, 'tests/integration/86-wrapper-selenium.t'), 'utf8');
         const script = (/^const SELENIUM = `([\s\S]*?)`;$/m.exec(t86) || [])[1] || '';
-        const said = script.replace(/, service_args=\[[^\]]*\]/g, '').replace(/\s*\n\s+/g, ' ').split('\n').map((l) => l.trim());
+        // Its lines with their indented continuations joined, and each line
+        // as it is (the BiDi capability is set inside an if).
+        const said = [...script.replace(/, service_args=\[[^\]]*\]/g, '').replace(/\s*\n\s+/g, ' ').split('\n'),
+          ...script.split('\n')].map((l) => l.trim());
         assert.match(t86, /python\(SELENIUM, \[h\.WRAPPER_BIN, /, '86 gives its script the wrapper');
         for (const raw of b.text.split('\n').filter((l) => l.trim())) {
           const m = /^o\.binary_location = "([^"]+)"$/.exec(sub(raw));

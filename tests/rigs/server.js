@@ -1,5 +1,6 @@
-// The example rigs' web server: a page with a download link, /data.json,
-// POST /upload (answers with the body's size and sha256) and /file (4 MiB).
+// The example rigs' web server: a page with a download link and a button
+// that adds a list item, /data.json, POST /upload (answers with the body's
+// size and sha256) and /file (4 MiB).
 // A rig starts it itself unless RIG_URL names one already running.
 'use strict';
 const crypto = require('node:crypto');
@@ -25,7 +26,9 @@ function start() {
       } else {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<!doctype html><title>rig page</title><style>li{padding:2px;border:1px solid #ccc}</style>' +
-          '<a id="download" href="/file">download</a><ul id="list"></ul>');
+          '<a id="download" href="/file">download</a>' +
+          '<button id="add" onclick="document.getElementById(\'list\').insertAdjacentHTML(\'beforeend\', \'<li>clicked</li>\')">add</button>' +
+          '<ul id="list"></ul>');
       }
     });
   });
