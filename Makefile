@@ -39,24 +39,31 @@ VERSION_SRC := $(shell grep -l CDPPROXY_VERSION $(wildcard proxy/*/*.c tools/*/*
 
 # proxy/ is one folder per layer; a layer sees its own headers and those of
 # the layers below it, nothing else, so a wrong #include does not compile:
-#   base -> cdp (pure protocol knowledge) -> obs (log, stats) -> core (messages)
+#   base -> redact (what the log must not show) -> cdp (the protocol, pure)
+#        -> policy -> obs (log, stats) -> core (messages)
+#   base -> access (Host, Origin, token; who a client is; discovery's rewrite)
+#        -> core
 #   base -> chromium (starting and reading Chromium)
-#   core, chromium -> loop (the lws context) -> the legs (ws, pipe, http, ...)
-#   legs -> legs/ (their registration) -> wrapper (cdpproxy-chromium) -> app
+#   core -> loop (the lws context) -> the legs (ws, pipe, http, ...)
+#   legs -> legs/ (their registration) -> wrapper (cdpproxy-chromium; it also
+#   sees chromium) -> app
 # A leg is any other folder of proxy/: each sees the loop and below, and
 # itself; a new one needs no line here (proxy/legs/legs.c registers it).
-NOT_LEGS    := base cdp obs core chromium loop legs wrapper app
+NOT_LEGS    := base redact cdp policy access obs core chromium loop legs wrapper app
 LEGS        := $(sort $(filter-out $(NOT_LEGS),$(notdir $(patsubst %/,%,$(wildcard proxy/*/)))))
-LAYERS      := base cdp obs core chromium loop $(LEGS) legs wrapper app
+LAYERS      := base redact cdp policy access obs core chromium loop $(LEGS) legs wrapper app
 SEES_base   := base
-SEES_cdp    := $(SEES_base) cdp
-SEES_obs    := $(SEES_cdp) obs
-SEES_core   := $(SEES_obs) core
+SEES_redact := $(SEES_base) redact
+SEES_cdp    := $(SEES_redact) cdp
+SEES_policy := $(SEES_cdp) policy
+SEES_access := base access
+SEES_obs    := $(SEES_policy) obs
+SEES_core   := $(SEES_obs) access core
 SEES_chromium := base chromium
-SEES_loop   := $(SEES_core) chromium loop
+SEES_loop   := $(SEES_core) loop
 $(foreach l,$(LEGS),$(eval SEES_$(l) := $$(SEES_loop) $(l)))
 SEES_legs   := $(SEES_loop) $(LEGS) legs
-SEES_wrapper := $(SEES_legs) wrapper
+SEES_wrapper := $(SEES_legs) chromium wrapper
 SEES_app    := $(LAYERS)
 sees    = $(addprefix -Iproxy/,$(SEES_$(1)))
 # Tools and tests see every layer.

@@ -1,16 +1,18 @@
 #!/bin/sh
 # Tier 0: the layers stay layers. The message core (proxy/core/) and the pure
-# modules below it (proxy/base, cdp, obs) include no libwebsockets header and
-# no header of the loop, the legs or the wrapper: checked with the
+# modules below it (proxy/base, redact, cdp, policy, access, obs) include no
+# libwebsockets header and no header of the loop, the legs or the wrapper:
+# checked with the
 # preprocessor's own list of every header each file pulls in, given only the
 # include paths of the pure layers. Then every layer's .c files preprocess
 # with only the include paths the Makefile gives that layer (SEES_*, by `make
 # print-sees-LAYER`), each file alone, whatever the build's order.
 # Each file is preprocessed once: one cc -M per layer, with that layer's
 # include paths, lists every file's headers (a rule each, the .c first). A
-# pure layer's paths are a prefix of the pure layers' (base, base cdp, ...)
+# pure layer's paths are some of the pure layers' (base, base redact, ...)
 # and the first directory that has a header wins, so a file that preprocesses
-# with them pulls in the very headers it would with all four; a file that
+# with them pulls in the very headers it would with all of them (no two
+# folders of proxy/ hold a header of the same name); a file that
 # does not, or one of a layer that sees beyond the pure ones, is preprocessed
 # again, alone, with the pure layers' paths. A layer whose run fails is run
 # again file by file, so the failure is pinned to its files.
@@ -31,7 +33,7 @@ sees=$(mk $(for l in $layers; do printf 'print-sees-%s ' "$l"; done)) ||
 # shellcheck disable=SC2086
 [ "$(printf '%s\n' "$sees" | wc -l)" -eq "$(echo $layers | wc -w)" ] ||
     { echo "Bail out! make print-sees-LAYER did not print a line per layer"; exit 1; }
-pure="base cdp obs core"
+pure="base redact cdp policy access obs core"
 inc=""
 for l in $pure; do inc="$inc -Iproxy/$l"; done
 std="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
