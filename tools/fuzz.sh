@@ -76,8 +76,7 @@ sources() {
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
         tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c tools/cdplog/har_body.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/obs/stats.c \
         proxy/cdp/bidi.c proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
-    # audit_junit.c is included by the driver itself (its statics).
-    junit) echo proxy/base/util.c ;;
+    junit) echo tools/cdpbench/audit/audit_junit.c proxy/base/util.c ;;
     bidi) echo proxy/cdp/bidi.c proxy/cdp/scan.c proxy/base/table.c proxy/base/util.c ;;
     esac
 }

@@ -4,6 +4,9 @@
 #ifndef CDPPROXY_DATADIR_H
 #define CDPPROXY_DATADIR_H
 
+/* The file whose presence marks a source tree (this one's own path in it). */
+#define DATADIR_TREE_MARK "proxy/base/datadir.c"
+
 #include <stddef.h>
 
 /* The data, as the source tree and the data directory name it. */
@@ -25,5 +28,10 @@ int datadir_path(const char *tree_rel, const char *inst_rel, char *buf, size_t b
  * policy file when one was given, else the policies folder datadir_path
  * finds. Written into buf, which is returned. */
 const char *datadir_policies(const char *policy_path, char *buf, size_t buflen);
+
+/* datadir_path's search, for the program at exe and the data directory
+ * datadir (its tests give both). */
+int datadir_find(const char *exe, const char *datadir, const char *tree_rel,
+		 const char *inst_rel, char *buf, size_t buflen);
 
 #endif

@@ -19,7 +19,9 @@
 # Last, above the loop (each leg, legs/, wrapper/, app/) no file includes
 # core/route.h or core/selfdomain.h: a leg reaches the core through the leg
 # contract (core/leg.h), the rest through the loop (02-calls.t checks the
-# calls themselves with nm).
+# calls themselves with nm). And no file of tests/ includes a .c file: a
+# test reaches a module through its header and links the library it is in
+# (fuzz_wsleg.c, which needs the statics of ws/conn.c, is the one left).
 cd "$(dirname "$0")/../.." || exit 1
 # Run from a recipe (make check), the outer make's flags are not for these.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
@@ -46,7 +48,7 @@ npure=$#
 all=0
 for l in $layers; do for f in proxy/"$l"/*.c; do [ -e "$f" ] && all=$((all + 1)); done; done
 # shellcheck disable=SC2086
-echo "1..$((npure + all + $(echo $above | wc -w)))"
+echo "1..$((npure + all + $(echo $above | wc -w) + 1))"
 tmp=$(mktemp -d /tmp/cdpproxy-layers-XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 # cc -M's rules as "FILE HEADER" lines (FILE: a rule's first prerequisite).
@@ -128,4 +130,14 @@ for l in $above; do
         failed=1
     fi
 done
+n=$((n + 1))
+bad=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*\.c[>"]' tests --include='*.c' --include='*.h' |
+    grep -v '^tests/fuzz/fuzz_wsleg\.c:' | head -n 5)
+if [ -z "$bad" ]; then
+    echo "ok $n - no file of tests/ includes a .c file (but fuzz_wsleg.c's ws/conn.c)"
+else
+    echo "not ok $n - files of tests/ include .c files:"
+    printf '%s\n' "$bad" | sed 's/^/# /'
+    failed=1
+fi
 exit $failed
