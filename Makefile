@@ -39,24 +39,31 @@ VERSION_SRC := $(shell grep -l CDPPROXY_VERSION $(wildcard proxy/*/*.c tools/*/*
 
 # proxy/ is one folder per layer; a layer sees its own headers and those of
 # the layers below it, nothing else, so a wrong #include does not compile:
-#   base -> cdp (pure protocol knowledge) -> obs (log, stats) -> core (messages)
+#   base -> redact (what the log must not show) -> cdp (the protocol, pure)
+#        -> policy -> obs (log, stats) -> core (messages)
+#   base -> access (Host, Origin, token; who a client is; discovery's rewrite)
+#        -> core
 #   base -> chromium (starting and reading Chromium)
-#   core, chromium -> loop (the lws context) -> the legs (ws, pipe, http, ...)
-#   legs -> legs/ (their registration) -> wrapper (cdpproxy-chromium) -> app
+#   core -> loop (the lws context) -> the legs (ws, pipe, http, ...)
+#   legs -> legs/ (their registration) -> wrapper (cdpproxy-chromium; it also
+#   sees chromium) -> app
 # A leg is any other folder of proxy/: each sees the loop and below, and
 # itself; a new one needs no line here (proxy/legs/legs.c registers it).
-NOT_LEGS    := base cdp obs core chromium loop legs wrapper app
+NOT_LEGS    := base redact cdp policy access obs core chromium loop legs wrapper app
 LEGS        := $(sort $(filter-out $(NOT_LEGS),$(notdir $(patsubst %/,%,$(wildcard proxy/*/)))))
-LAYERS      := base cdp obs core chromium loop $(LEGS) legs wrapper app
+LAYERS      := base redact cdp policy access obs core chromium loop $(LEGS) legs wrapper app
 SEES_base   := base
-SEES_cdp    := $(SEES_base) cdp
-SEES_obs    := $(SEES_cdp) obs
-SEES_core   := $(SEES_obs) core
+SEES_redact := $(SEES_base) redact
+SEES_cdp    := $(SEES_redact) cdp
+SEES_policy := $(SEES_cdp) policy
+SEES_access := base access
+SEES_obs    := $(SEES_policy) obs
+SEES_core   := $(SEES_obs) access core
 SEES_chromium := base chromium
-SEES_loop   := $(SEES_core) chromium loop
+SEES_loop   := $(SEES_core) loop
 $(foreach l,$(LEGS),$(eval SEES_$(l) := $$(SEES_loop) $(l)))
 SEES_legs   := $(SEES_loop) $(LEGS) legs
-SEES_wrapper := $(SEES_legs) wrapper
+SEES_wrapper := $(SEES_legs) chromium wrapper
 SEES_app    := $(LAYERS)
 sees    = $(addprefix -Iproxy/,$(SEES_$(1)))
 # Tools and tests see every layer.
@@ -69,7 +76,10 @@ LIB_OBJ := $(LIB_SRC:proxy/%.c=$(B)/obj/%.o) $(B)/obj/dashboard_html.o
 # libcdpproxy.a, whose modules it uses.
 TLIB_SRC := $(wildcard tools/common/*.c)
 TLIB_OBJ := $(TLIB_SRC:tools/common/%.c=$(B)/obj/common/%.o)
-UNIT    := $(patsubst tests/unit/%.c,$(B)/t/%,$(wildcard tests/unit/*_test.c))
+# tests/unit/ mirrors the source tree (proxy/LAYER/, tools/TOOL/...); each
+# test is built as $(B)/t/NAME, its file's name (unique) without .c.
+UNIT_SRC := $(shell find tests/unit -name '*_test.c' | LC_ALL=C sort)
+UNIT    := $(patsubst %.c,$(B)/t/%,$(notdir $(UNIT_SRC)))
 # A tool is tools/NAME.c or a directory tools/NAME/ of .c files: build/NAME.
 TOOLS   := $(patsubst tools/%.c,$(B)/%,$(wildcard tools/*.c)) \
            $(filter-out $(B)/common,$(patsubst tools/%/,$(B)/%,$(sort $(dir $(wildcard tools/*/*.c)))))
@@ -139,16 +149,8 @@ $(B)/cdpproxy: proxy/app/cdpproxy.c $(B)/libcdpproxy.a $(B)/version
 $(B)/cdpproxy-chromium: proxy/app/cdpproxy-chromium.c $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -o $@ $(filter-out $(B)/version,$^) $(call libs,$(LIBS_PROXY))
 
-# Unit tests may include a tool's .c file to reach its statics (and its
-# subfolders' headers).
-$(B)/t/%: tests/unit/%.c tests/unit/tap.h $(B)/libtools.a $(B)/libcdpproxy.a $(wildcard tools/*/*.c tools/*/*.h tools/*/*/*.c tools/*/*/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -Itests/unit -Itools/common $(addprefix -I,$(sort $(dir $(wildcard tools/*/*/*.h)))) \
-	    $(call cflags,$(LIBS_UNIT)) -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a \
-	    $(call libs,$(LIBS_UNIT))
-
-$(B)/%: tools/%.c $(B)/libcdpproxy.a $(B)/version
-	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -o $@ $< $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+$(B)/%: tools/%.c $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -Itools/common -o $@ $< $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
 
 # A tool's subfolders (tools/NAME/SUB/*.c) are part of it, each an -I.
 # Linked from the objects calls-objs builds (one per source, each rebuilt
@@ -161,6 +163,25 @@ $(VERSION_OBJ): $(B)/version
 $(VERSION_OBJ): CFLAGS += $(VERSION_DEF)
 $(B)/%: $$(call tool_objs,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
 	$(CC) $(CFLAGS) -o $@ $(call tool_objs,$*) $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_$*))
+
+# A tool that is a folder is also a library, $(B)/lib/NAME.a: its objects
+# but its main()'s (main.c), for the unit tests, which link every one and
+# reach a tool through its headers (never its .c files: 01-layers.t); a
+# test of tools/TOOL/ links TOOL's and sees its folders.
+TOOL_DIRS := $(filter-out common,$(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c)))))
+$(TOOL_DIRS:%=$(B)/lib/%.a): $(B)/lib/%.a: $$(filter-out $(B)/obj/tools/%/main.o,$$(call tool_objs,$$*))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+unit_src = $(filter %/$(1).c,$(UNIT_SRC))
+# The tool a test is of (tests/unit/tools/TOOL/...): its library and folders.
+unit_tool = $(filter $(TOOL_DIRS),$(word 4,$(subst /, ,$(call unit_src,$(1)))))
+unit_lib = $(addsuffix .a,$(addprefix $(B)/lib/,$(call unit_tool,$(1))))
+$(B)/t/%: $$(call unit_src,$$*) tests/unit/tap.h $$(call unit_lib,$$*) $(B)/libtools.a $(B)/libcdpproxy.a $(B)/version
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(VERSION_DEF) $(PROXY_INC) -Itests/unit -Itools/common \
+	    $(addprefix -I,$(if $(call unit_tool,$*),$(shell find tools/$(call unit_tool,$*) -type d))) \
+	    $(call cflags,$(LIBS_UNIT)) -o $@ $(call unit_src,$*) $(call unit_lib,$*) \
+	    $(B)/libtools.a $(B)/libcdpproxy.a $(call libs,$(LIBS_UNIT))
 
 # For the tests (01-layers.t, 02-calls.t): the layers, the legs, and each
 # layer's -I flags.

@@ -56,28 +56,27 @@ LIBS="$(pkg-config --libs jansson libwebsockets) -pthread"
 sources() {
     case "$1" in
     scan) echo proxy/cdp/scan.c ;;
-    policy) echo proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/cdp/protocol.c proxy/base/util.c ;;
-    discovery) echo proxy/cdp/discovery.c proxy/base/util.c ;;
+    policy) echo proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/cdp/protocol.c proxy/base/util.c ;;
+    discovery) echo proxy/access/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
     wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
-        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
+        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
-        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
-    access) echo proxy/cdp/access.c ;;
-    redact) echo proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/base/util.c ;;
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
+    access) echo proxy/access/access.c ;;
+    redact) echo proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/base/util.c ;;
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
-    switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/cdp/access.c proxy/base/util.c ;;
+    switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/access/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
     pipecut) echo proxy/pipe/pipeleg.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
-        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/policy.c proxy/cdp/policy_check.c proxy/cdp/glob.c proxy/obs/stats.c \
+        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
-        proxy/obs/log.c proxy/obs/log_fmt.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/cdp/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \
-        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c tools/cdplog/har_body.c tools/cdplog/har_req.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/cdp/redact.c proxy/cdp/jsoncut.c proxy/cdp/redact_body.c proxy/cdp/redact_text.c proxy/obs/stats.c \
+        tools/cdplog/timeline.c tools/cdplog/har.c tools/cdplog/har_entry.c tools/cdplog/har_out.c tools/cdplog/har_page.c tools/cdplog/har_body.c tools/cdplog/har_req.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/obs/stats.c \
         proxy/cdp/bidi.c proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
-    # audit_junit.c is included by the driver itself (its statics).
-    junit) echo proxy/base/util.c ;;
+    junit) echo tools/cdpbench/audit/audit_junit.c proxy/base/util.c ;;
     bidi) echo proxy/cdp/bidi.c proxy/cdp/scan.c proxy/base/table.c proxy/base/util.c ;;
     esac
 }

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "datadir.h"
+#include "launch.h"
 #include "legs.h"
 #include "proxy.h"
 #include "record.h"
@@ -17,6 +18,7 @@
 
 static volatile int stop, reload;
 static struct proxy px;
+static struct launch chrome;     /* --launch's browser */
 static const char *check_path;   /* --check-policy */
 static int strict;               /* --strict */
 
@@ -119,6 +121,24 @@ static void on_wake(struct proxy *p)
 	proxy_set_policy(p, pol, "SIGHUP");
 	fprintf(stderr, "cdpproxy: policy %s (generation %llu)\n", pol->name,
 		(unsigned long long)p->core.policy_gen);
+}
+
+/* Every tick of the loop, with --launch: start a new browser if the last
+ * one died, so the next client is served. */
+static void browser_watch(struct proxy *p)
+{
+	char err[256];
+
+	if (launch_alive(&chrome, err, sizeof err))
+		return;
+	fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
+	if (p->core.log)
+		log_event(p->core.log, 0, "browser_exit", json_pack("{s:o}", "why", util_json_str(err)));
+	if (launch_start(&chrome, p->cfg.chromium, p->cfg.chromium_args, p->cfg.chromium_argc,
+			 err, sizeof err) < 0)
+		fprintf(stderr, "cdpproxy: %s\n", err);
+	else
+		proxy_set_upstream(p, "127.0.0.1", chrome.port);
 }
 
 /* Can a TCP connection be made to host:port? So that a wrong --upstream is an
@@ -373,7 +393,6 @@ int main(int argc, char **argv)
 		.max_message = 256ull << 20, .queue_bytes = 16ull << 20, .max_connections = 256,
 		.upstream_timeout = 10,
 	};
-	struct launch chrome = { 0 };
 	struct policy *policy = NULL;
 	char err[512], policy_dir[1024];
 	int verbose = 0, allow_remote = 0;
@@ -417,8 +436,9 @@ int main(int argc, char **argv)
 		launch_stop(&chrome);
 		return 1;
 	}
-	px.chrome = chrome;
 	px.on_wake = on_wake;
+	if (cfg.chromium)
+		px.on_tick = browser_watch;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
@@ -430,6 +450,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "cdpproxy: shutting down\n");
 	stats_print(px.core.stats, stderr);
 	proxy_stop(&px);
+	if (cfg.chromium)
+		launch_stop(&chrome);
 	/* Records lost (or --log-required stopping): not a clean run. */
 	return px.log_lost || px.failed ? 1 : 0;
 }

@@ -13,7 +13,6 @@
 #endif
 
 /* What only a cdpproxy source tree has: this file. */
-#define TREE_MARK "proxy/base/datadir.c"
 
 static int exists(const char *path)
 {
@@ -21,7 +20,7 @@ static int exists(const char *path)
 }
 
 /* datadir_path for a program at exe with the data directory datadir. */
-static int find(const char *exe, const char *datadir, const char *tree_rel,
+int datadir_find(const char *exe, const char *datadir, const char *tree_rel,
 		const char *inst_rel, char *buf, size_t buflen)
 {
 	char dir[4096], mark[4200];
@@ -34,7 +33,7 @@ static int find(const char *exe, const char *datadir, const char *tree_rel,
 		for (int up = 1; up <= 2; up++) {
 			snprintf(dir, sizeof dir, "%.*s%s", (int)(slash - exe), exe,
 				 up == 1 ? "/.." : "/../..");
-			snprintf(mark, sizeof mark, "%s/" TREE_MARK, dir);
+			snprintf(mark, sizeof mark, "%s/" DATADIR_TREE_MARK, dir);
 			snprintf(buf, buflen, "%s/%s", dir, tree_rel);
 			if (exists(mark) && exists(buf))
 				return 0;
@@ -53,7 +52,7 @@ int datadir_path(const char *tree_rel, const char *inst_rel, char *buf, size_t b
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
 	exe[n > 0 ? n : 0] = '\0';
-	return find(exe, CDPPROXY_DATADIR, tree_rel, inst_rel, buf, buflen);
+	return datadir_find(exe, CDPPROXY_DATADIR, tree_rel, inst_rel, buf, buflen);
 }
 
 const char *datadir_policy_file(const char *arg, const char *policy_dir, char *buf, size_t buflen)

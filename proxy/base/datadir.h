@@ -4,6 +4,9 @@
 #ifndef CDPPROXY_DATADIR_H
 #define CDPPROXY_DATADIR_H
 
+/* The file whose presence marks a source tree (this one's own path in it). */
+#define DATADIR_TREE_MARK "proxy/base/datadir.c"
+
 #include <stddef.h>
 
 /* The data, as the source tree and the data directory name it. */
@@ -34,5 +37,9 @@ const char *datadir_policies(const char *policy_path, char *buf, size_t buflen);
  * dir/NAME.json, dir being policy_dir, or when NULL the policies folder
  * datadir_path finds (the source tree's, else the installed one). */
 const char *datadir_policy_file(const char *arg, const char *policy_dir, char *buf, size_t buflen);
+/* datadir_path's search, for the program at exe and the data directory
+ * datadir (its tests give both). */
+int datadir_find(const char *exe, const char *datadir, const char *tree_rel,
+		 const char *inst_rel, char *buf, size_t buflen);
 
 #endif

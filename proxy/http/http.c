@@ -256,6 +256,13 @@ static json_t *admin_policies(struct proxy *px)
 #define EVENTS_STALL_BYTES (64 * 1024)
 #define EVENTS_STALL_US (5 * 1000 * 1000)
 
+/* The live view's ring: the core feeds it (core.tail) from the first read
+ * of /proxy/events until nobody has read it for EVENTS_IDLE_US. */
+#define EVENTS_RING_ENTRIES 8192
+#define EVENTS_IDLE_US (10 * 1000 * 1000)
+static struct tail events_ring;
+static uint64_t events_read_us;   /* when /proxy/events was last asked (monotonic) */
+
 /* The seq a reader asking from `since` (0: from now) starts at. */
 static uint64_t events_from(struct proxy *px, struct lws *wsi)
 {
@@ -268,18 +275,20 @@ static uint64_t events_from(struct proxy *px, struct lws *wsi)
 		since = arg;
 	from = since ? strtoull(since, NULL, 10) : 0;
 
-	px->tail_read_us = util_mono_us();
+	events_read_us = util_mono_us();
+	if (!events_ring.ring)
+		tail_init(&events_ring, EVENTS_RING_ENTRIES);
 	if (!px->core.tail) {
-		px->core.tail = &px->tail;
-		from = from ? from : px->tail.next_seq;
+		px->core.tail = &events_ring;
+		from = from ? from : events_ring.next_seq;
 	}
-	return from ? from : px->tail.next_seq;
+	return from ? from : events_ring.next_seq;
 }
 
-static json_t *events_json(struct proxy *px, uint64_t from, size_t max, uint64_t *next)
+static json_t *events_json(uint64_t from, size_t max, uint64_t *next)
 {
 	uint64_t lost = 0;
-	json_t *entries = tail_json(&px->tail, from, max, &lost, next);
+	json_t *entries = tail_json(&events_ring, from, max, &lost, next);
 
 	return json_pack("{s:o, s:I, s:I}", "entries", entries, "lost", (json_int_t)lost,
 			 "next", (json_int_t)*next);
@@ -289,7 +298,7 @@ static json_t *admin_events(struct proxy *px, struct lws *wsi)
 {
 	uint64_t next;
 
-	return events_json(px, events_from(px, wsi), EVENTS_MAX, &next);
+	return events_json(events_from(px, wsi), EVENTS_MAX, &next);
 }
 
 static int wants_event_stream(struct lws *wsi)
@@ -333,15 +342,15 @@ static void events_stream_forget(struct http_reply *r)
  * /proxy/events object as data), or a comment to keep an idle stream open.
  * A reader that does not read leaves the socket unwritable: this is not
  * called, and the ring moves on without it (its next event says "lost"). */
-static int events_stream_write(struct proxy *px, struct http_reply *r, struct lws *wsi)
+static int events_stream_write(struct http_reply *r, struct lws *wsi)
 {
 	uint64_t now = util_mono_us(), next;
 	char head[48];
 	int n;
 
 	r->len = 0;
-	if (r->next_seq < px->tail.next_seq) {
-		json_t *o = events_json(px, r->next_seq, EVENTS_STREAM_BATCH, &next);
+	if (r->next_seq < events_ring.next_seq) {
+		json_t *o = events_json(r->next_seq, EVENTS_STREAM_BATCH, &next);
 		char *s = json_dumps(o, JSON_COMPACT);
 		n = snprintf(head, sizeof head, "id: %llu\ndata: ", (unsigned long long)next);
 		reply_append(r, head, (size_t)n);
@@ -358,7 +367,7 @@ static int events_stream_write(struct proxy *px, struct http_reply *r, struct lw
 	r->sent_us = now;
 	if (lws_write(wsi, r->buf + LWS_PRE, r->len, LWS_WRITE_HTTP) < (int)r->len)
 		return -1;
-	if (r->next_seq < px->tail.next_seq)
+	if (r->next_seq < events_ring.next_seq)
 		lws_callback_on_writable(wsi);
 	return 0;
 }
@@ -390,8 +399,8 @@ static int events_reader_stalled(struct http_reply *r, uint64_t now)
 }
 
 /* Each proxy tick: keeps the ring fed while a stream is open, closes the
- * streams whose readers have gone or stalled, and asks to write to the
- * streams with something to send. */
+ * streams whose readers have gone or stalled, asks to write to the streams
+ * with something to send, and stops feeding the ring when nobody reads it. */
 static void http_events_tick(struct proxy *px)
 {
 	uint64_t now = util_mono_us();
@@ -405,10 +414,20 @@ static void http_events_tick(struct proxy *px)
 			lws_set_timeout(r->down, PENDING_TIMEOUT_KILLED_BY_PROXY_CLIENT_CLOSE, LWS_TO_KILL_ASYNC);
 			continue;
 		}
-		px->tail_read_us = now;
-		if (r->next_seq < px->tail.next_seq || now - r->sent_us >= EVENTS_KEEPALIVE_US)
+		events_read_us = now;
+		if (r->next_seq < events_ring.next_seq || now - r->sent_us >= EVENTS_KEEPALIVE_US)
 			lws_callback_on_writable(r->down);
 	}
+	/* Nobody has read the live view for a while: stop feeding its ring. */
+	if (px->core.tail && util_mono_us() - events_read_us > EVENTS_IDLE_US)
+		px->core.tail = NULL;
+}
+
+/* proxy_stop, once the core is freed: the ring goes. */
+static void http_stop(struct proxy *px)
+{
+	(void)px;
+	tail_free(&events_ring);
 }
 
 /* Does the request ask for ?format=text? */
@@ -630,7 +649,7 @@ static int on_writeable(struct http_conn *hc, struct lws *wsi)
 		return 0;
 	}
 	if (r->stream)
-		return events_stream_write(hc->px, r, wsi);
+		return events_stream_write(r, wsi);
 	n = r->len - r->off < HTTP_CHUNK ? r->len - r->off : HTTP_CHUNK;
 	/* Later chunks reuse already-sent body bytes before them as LWS_PRE. */
 	if (n && lws_write(wsi, r->buf + LWS_PRE + r->off, n,
@@ -796,4 +815,5 @@ static const struct lws_protocols http_protocols[] = {
 const struct proxy_leg http_leg = {
 	.protocols = http_protocols,
 	.tick = http_events_tick,
+	.stop = http_stop,
 };

@@ -15,8 +15,6 @@
 #include "util.h"
 
 #define TICK_US (200 * 1000)   /* browser watch and live view period */
-#define TAIL_IDLE_US (10 * 1000 * 1000)   /* the live view's ring stays fed this long after a read */
-#define TAIL_ENTRIES 8192
 
 static int tick_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			 void *in, size_t len);
@@ -100,8 +98,7 @@ int proxy_query_token(struct lws *wsi, const char *token)
 	return found;
 }
 
-/* Points new connections at host:port. */
-static void proxy_set_upstream(struct proxy *px, const char *host, int port)
+void proxy_set_upstream(struct proxy *px, const char *host, int port)
 {
 	if (host != px->cfg.upstream_host)
 		snprintf(px->cfg.upstream_host, sizeof px->cfg.upstream_host, "%s", host);
@@ -109,29 +106,16 @@ static void proxy_set_upstream(struct proxy *px, const char *host, int port)
 	snprintf(px->upstream, sizeof px->upstream, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
-/* Every TICK_US: with --launch, start a new browser if the last one died,
- * so the next client is served; the live view. */
+/* Every TICK_US: the loop's owner (with --launch, the browser's watch),
+ * then the legs (the live view). */
 static void tick(struct proxy *px)
 {
-	char err[256];
-
-	if (px->cfg.chromium && !launch_alive(&px->chrome, err, sizeof err)) {
-		fprintf(stderr, "cdpproxy: %s; starting a new one\n", err);
-		if (px->core.log)
-			log_event(px->core.log, 0, "browser_exit", json_pack("{s:o}", "why", util_json_str(err)));
-		if (launch_start(&px->chrome, px->cfg.chromium, px->cfg.chromium_args,
-				 px->cfg.chromium_argc, err, sizeof err) < 0)
-			fprintf(stderr, "cdpproxy: %s\n", err);
-		else
-			proxy_set_upstream(px, "127.0.0.1", px->chrome.port);
-	}
+	if (px->on_tick)
+		px->on_tick(px);
 	each_leg(px, l)
 		if ((*l)->tick)
 			(*l)->tick(px);
 	msg_spare_trim();
-	/* Nobody has read the live view for a while: stop feeding its ring. */
-	if (px->core.tail && util_mono_us() - px->tail_read_us > TAIL_IDLE_US)
-		px->core.tail = NULL;
 }
 
 /* The tick comes from a timerfd in the loop, not an lws timer: lws 4.1.6
@@ -192,7 +176,6 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	px->core.policy_dir = cfg->policy_dir;
 	px->core.selfdomain = !cfg->no_control_domain;
 	px->core.record_budget = cfg->record_bodies;
-	tail_init(&px->tail, TAIL_ENTRIES);
 
 	memset(&info, 0, sizeof info);
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */
@@ -305,10 +288,10 @@ void proxy_stop(struct proxy *px)
 	listen_stop(px);
 	px->log_lost = log_close(px->core.log);
 	px->core.log = NULL;
-	if (px->cfg.chromium)
-		launch_stop(&px->chrome);
 	core_free(&px->core);
-	tail_free(&px->tail);
+	each_leg(px, l)
+		if ((*l)->stop)
+			(*l)->stop(px);
 	free(px->protocols);
 }
 

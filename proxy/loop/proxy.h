@@ -13,7 +13,6 @@
 
 #include "access.h"
 #include "core.h"
-#include "launch.h"
 
 struct proxy;
 
@@ -35,6 +34,9 @@ struct proxy_leg {
 	 * quiet_us more). */
 	void (*close_all)(struct proxy *px);
 	int (*settled)(struct proxy *px, uint64_t quiet_us);
+	/* Last in proxy_stop, once the core is freed: what the leg kept for
+	 * the whole run. */
+	void (*stop)(struct proxy *px);
 };
 
 struct proxy_config {
@@ -50,8 +52,11 @@ struct proxy_config {
 	uint64_t record_bodies;       /* --record-bodies' budget per connection; 0: off */
 	uint64_t max_message;         /* bytes */
 	uint64_t queue_bytes;         /* per direction, before reading pauses */
-	const char *chromium;         /* --launch: the browser to start, else NULL */
-	char **chromium_args;         /* extra flags after -- */
+	/* --launch's browser (the program's, which starts and restarts it in
+	 * on_tick; the loop starts none): its path, else NULL, and the extra
+	 * flags after -- */
+	const char *chromium;
+	char **chromium_args;
 	int chromium_argc;
 	const char *token;            /* --token / CDPPROXY_TOKEN: required on every request */
 	unsigned max_connections;     /* client WebSockets at once */
@@ -74,14 +79,12 @@ struct proxy {
 	int port;                     /* the one actually listened on */
 	char upstream[160];           /* "host:port" as sent in Host headers */
 	struct core core;             /* policy, stats, log, connections */
-	struct launch chrome;         /* with --launch */
 	uint64_t started_us;
 	uint64_t stats_since_us;      /* the start, or the last POST /proxy/stats/reset */
 	void (*on_wake)(struct proxy *px);  /* the loop's owner's: after lws_cancel_service */
+	void (*on_tick)(struct proxy *px);  /* the loop's owner's: every tick, before the legs' */
 	struct lws_protocols *protocols;    /* the legs' and the loop's, for lws */
 	struct listen_state *listen;  /* listen.c: sockets and accepted HTTP connections */
-	struct tail tail;             /* the live view's ring, on while someone reads it */
-	uint64_t tail_read_us;        /* when /proxy/events was last asked (monotonic) */
 	uint64_t log_lost;            /* records the log lost, once it is closed */
 	int failed;                   /* --log-required and the log lost a record: stop */
 };
@@ -98,8 +101,11 @@ int proxy_listen_also(struct proxy *px, const char *host, int port, int *bound,
 /* Serves until *stop becomes non-zero (set it from a signal handler, then call
  * lws_cancel_service). */
 void proxy_run(struct proxy *px, volatile int *stop);
-/* Closes every connection, flushes the log, stops a launched browser. */
+/* Closes every connection, flushes the log. */
 void proxy_stop(struct proxy *px);
+/* Points new connections to the upstream at host:port (a browser started
+ * again on another port). */
+void proxy_set_upstream(struct proxy *px, const char *host, int port);
 /* Fills i for a connection to the upstream, served by protocol, with opaque
  * as its user data and its wsi stored in *pwsi; the caller adds the rest. */
 void proxy_connect_info(struct proxy *px, struct lws_client_connect_info *i,

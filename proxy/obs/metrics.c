@@ -32,7 +32,7 @@ struct named {
 
 /* Writes a label value: \, " and newline escaped, as the format wants, and
  * bytes that are not UTF-8 as U+FFFD (a policy's file name may hold any). */
-static void put_value(FILE *out, const char *s, size_t n)
+void metrics_put_value(FILE *out, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		size_t k = util_utf8_seq((const unsigned char *)s + i, n - i);
@@ -71,7 +71,7 @@ static void sample1(FILE *out, const char *name, const char *label, const char *
 		    size_t vlen, uint64_t v)
 {
 	fprintf(out, "%s{%s=\"", name, label);
-	put_value(out, value, vlen);
+	metrics_put_value(out, value, vlen);
 	fprintf(out, "\"} %" PRIu64 "\n", v);
 }
 
@@ -180,7 +180,7 @@ static void write_domains(FILE *out, const struct flavour *fl, const struct name
 		for (size_t i = 0; i < n; i++) {
 			for (int s = UP; s >= DOWN; s--) {
 				fprintf(out, "%s{%s=\"", names[which], fl->part);
-				put_value(out, d[i].name, d[i].len);
+				metrics_put_value(out, d[i].name, d[i].len);
 				fprintf(out, "\",direction=\"%s\"} %" PRIu64 "\n", side_dir[s],
 					which ? d[i].a->bytes[s] : d[i].a->messages[s]);
 			}
@@ -206,19 +206,19 @@ static void write_round_trips(FILE *out, const struct flavour *fl, const struct 
 			for (; b <= le; b++)
 				below += h->bucket[b];
 			fprintf(out, "%s_bucket{%s=\"", name, fl->part);
-			put_value(out, d[i].name, d[i].len);
+			metrics_put_value(out, d[i].name, d[i].len);
 			fputs("\",le=\"", out);
 			put_seconds(out, 1ull << le);
 			fprintf(out, "\"} %" PRIu64 "\n", below);
 		}
 		fprintf(out, "%s_bucket{%s=\"", name, fl->part);
-		put_value(out, d[i].name, d[i].len);
+		metrics_put_value(out, d[i].name, d[i].len);
 		fprintf(out, "\",le=\"+Inf\"} %" PRIu64 "\n%s_sum{%s=\"", h->n, name, fl->part);
-		put_value(out, d[i].name, d[i].len);
+		metrics_put_value(out, d[i].name, d[i].len);
 		fputs("\"} ", out);
 		put_seconds(out, h->sum);
 		fprintf(out, "\n%s_count{%s=\"", name, fl->part);
-		put_value(out, d[i].name, d[i].len);
+		metrics_put_value(out, d[i].name, d[i].len);
 		fprintf(out, "\"} %" PRIu64 "\n", h->n);
 	}
 }
@@ -314,9 +314,9 @@ static void write_policy(FILE *out, const struct metrics *m)
 	for (size_t i = 0; p && i < p->n_rules && i < METRICS_RULES_MAX; i++) {
 		const struct policy_rule *r = &p->rules[i];
 		fprintf(out, "%s{policy=\"", hits);
-		put_value(out, p->name, strlen(p->name));
+		metrics_put_value(out, p->name, strlen(p->name));
 		fprintf(out, "\",rule=\"%zu\",method=\"", i);
-		put_value(out, r->method, strlen(r->method));
+		metrics_put_value(out, r->method, strlen(r->method));
 		fprintf(out, "\",action=\"%s\"} %" PRIu64 "\n", policy_action_name(r->action), r->hits);
 	}
 	head(out, acts, "counter",

@@ -42,4 +42,8 @@ struct metrics {
 /* Writes m as Prometheus text: HELP and TYPE lines, then samples. */
 void metrics_write(const struct metrics *m, FILE *out);
 
+/* Writes a label value to out: \\, " and newline escaped, bytes that are
+ * not UTF-8 as U+FFFD. */
+void metrics_put_value(FILE *out, const char *s, size_t n);
+
 #endif

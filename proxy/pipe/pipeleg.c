@@ -14,7 +14,6 @@
 
 #include "util.h"
 
-#define READ_CHUNK (256 * 1024)   /* room made before each read */
 #define READS_PER_CALL 16         /* then the other fds get their turn */
 #define IOV_MSGS 32               /* messages (and their NULs) offered to one writev */
 
@@ -53,12 +52,12 @@ static void refuse(struct pipeleg *l, uint64_t bytes)
  * max_message near SIZE_MAX must not wrap the limit). */
 static size_t room_for(const struct pipeleg *l, size_t cap, size_t len)
 {
-	size_t limit = l->max_message > SIZE_MAX - READ_CHUNK ? SIZE_MAX :
-		       (size_t)l->max_message + READ_CHUNK;
+	size_t limit = l->max_message > SIZE_MAX - PIPELEG_READ_CHUNK ? SIZE_MAX :
+		       (size_t)l->max_message + PIPELEG_READ_CHUNK;
 
 	cap *= 2;
-	if (cap < len + READ_CHUNK)
-		cap = len + READ_CHUNK;
+	if (cap < len + PIPELEG_READ_CHUNK)
+		cap = len + PIPELEG_READ_CHUNK;
 	return cap > limit ? limit : cap;
 }
 
@@ -103,9 +102,9 @@ static void split(struct pipeleg *l, size_t old_len)
 		l->in_len = rest;
 	}
 	/* After a big message, give its memory back. */
-	if (l->in_len < READ_CHUNK && l->in_cap > 4 * READ_CHUNK) {
-		l->in = xrealloc(l->in, READ_CHUNK * 2);
-		l->in_cap = READ_CHUNK * 2;
+	if (l->in_len < PIPELEG_READ_CHUNK && l->in_cap > 4 * PIPELEG_READ_CHUNK) {
+		l->in = xrealloc(l->in, PIPELEG_READ_CHUNK * 2);
+		l->in_cap = PIPELEG_READ_CHUNK * 2;
 	}
 }
 
@@ -130,9 +129,9 @@ static void offer(struct pipeleg *l)
 	}
 	l->rx = m;
 	l->in_len = 0;
-	if (l->in_cap > 4 * READ_CHUNK) {
-		l->in = xrealloc(l->in, READ_CHUNK * 2);
-		l->in_cap = READ_CHUNK * 2;
+	if (l->in_cap > 4 * PIPELEG_READ_CHUNK) {
+		l->in = xrealloc(l->in, PIPELEG_READ_CHUNK * 2);
+		l->in_cap = PIPELEG_READ_CHUNK * 2;
 	}
 }
 
@@ -156,7 +155,7 @@ static ssize_t read_rx(struct pipeleg *l)
 	char *nul;
 	ssize_t n;
 
-	if (m->cap - m->len < READ_CHUNK) {
+	if (m->cap - m->len < PIPELEG_READ_CHUNK) {
 		size_t cap = room_for(l, m->cap, m->len);
 		if (cap > m->cap)
 			msg_grow(m, cap);
@@ -211,7 +210,7 @@ int pipeleg_read(struct pipeleg *l, char *err, size_t errlen)
 			n = read_rx(l);
 		} else {
 			size_t old = l->in_len;
-			if (l->in_cap - l->in_len < READ_CHUNK) {
+			if (l->in_cap - l->in_len < PIPELEG_READ_CHUNK) {
 				size_t cap = room_for(l, l->in_cap, l->in_len);
 				if (cap > l->in_cap) {
 					l->in = xrealloc(l->in, cap);

@@ -6,6 +6,8 @@
 #ifndef CDPPROXY_PIPELEG_H
 #define CDPPROXY_PIPELEG_H
 
+#define PIPELEG_READ_CHUNK (256 * 1024)   /* room made before each read */
+
 #include <stddef.h>
 #include <stdint.h>
 

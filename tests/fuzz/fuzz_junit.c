@@ -13,7 +13,7 @@
 
 #include <libxml/xmlerror.h>
 
-#include "../../tools/cdpbench/audit/audit_junit.c"
+#include "audit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,7 +23,7 @@ static void differ(const char *what, const struct scan_result *r, const json_err
 
 /* Input the scanner may accept although jansson rejects it: what the
  * scanner does not check (UTF-8 in strings, integer or real overflow, \u0000,
- * lone surrogates; see tests/unit/scan_test.c). Anything else is a bug. */
+ * lone surrogates; see tests/unit/proxy/cdp/scan_test.c). Anything else is a bug. */
 static int excused(const json_error_t *err)
 {
 	switch (json_error_code(err)) {

@@ -1,23 +1,27 @@
 #!/bin/sh
 # Tier 0: the layers stay layers. The message core (proxy/core/) and the pure
-# modules below it (proxy/base, cdp, obs) include no libwebsockets header and
-# no header of the loop, the legs or the wrapper: checked with the
+# modules below it (proxy/base, redact, cdp, policy, access, obs) include no
+# libwebsockets header and no header of the loop, the legs or the wrapper:
+# checked with the
 # preprocessor's own list of every header each file pulls in, given only the
 # include paths of the pure layers. Then every layer's .c files preprocess
 # with only the include paths the Makefile gives that layer (SEES_*, by `make
 # print-sees-LAYER`), each file alone, whatever the build's order.
 # Each file is preprocessed once: one cc -M per layer, with that layer's
 # include paths, lists every file's headers (a rule each, the .c first). A
-# pure layer's paths are a prefix of the pure layers' (base, base cdp, ...)
+# pure layer's paths are some of the pure layers' (base, base redact, ...)
 # and the first directory that has a header wins, so a file that preprocesses
-# with them pulls in the very headers it would with all four; a file that
+# with them pulls in the very headers it would with all of them (no two
+# folders of proxy/ hold a header of the same name); a file that
 # does not, or one of a layer that sees beyond the pure ones, is preprocessed
 # again, alone, with the pure layers' paths. A layer whose run fails is run
 # again file by file, so the failure is pinned to its files.
 # Last, above the loop (each leg, legs/, wrapper/, app/) no file includes
 # core/route.h or core/selfdomain.h: a leg reaches the core through the leg
 # contract (core/leg.h), the rest through the loop (02-calls.t checks the
-# calls themselves with nm).
+# calls themselves with nm). And no file of tests/ includes a .c file: a
+# test reaches a module through its header and links the library it is in
+# (fuzz_wsleg.c, which needs the statics of ws/conn.c, is the one left).
 cd "$(dirname "$0")/../.." || exit 1
 # Run from a recipe (make check), the outer make's flags are not for these.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"; }
@@ -31,7 +35,7 @@ sees=$(mk $(for l in $layers; do printf 'print-sees-%s ' "$l"; done)) ||
 # shellcheck disable=SC2086
 [ "$(printf '%s\n' "$sees" | wc -l)" -eq "$(echo $layers | wc -w)" ] ||
     { echo "Bail out! make print-sees-LAYER did not print a line per layer"; exit 1; }
-pure="base cdp obs core"
+pure="base redact cdp policy access obs core"
 inc=""
 for l in $pure; do inc="$inc -Iproxy/$l"; done
 std="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
@@ -44,7 +48,7 @@ npure=$#
 all=0
 for l in $layers; do for f in proxy/"$l"/*.c; do [ -e "$f" ] && all=$((all + 1)); done; done
 # shellcheck disable=SC2086
-echo "1..$((npure + all + $(echo $above | wc -w)))"
+echo "1..$((npure + all + $(echo $above | wc -w) + 1))"
 tmp=$(mktemp -d /tmp/cdpproxy-layers-XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 # cc -M's rules as "FILE HEADER" lines (FILE: a rule's first prerequisite).
@@ -126,4 +130,14 @@ for l in $above; do
         failed=1
     fi
 done
+n=$((n + 1))
+bad=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*\.c[>"]' tests --include='*.c' --include='*.h' |
+    grep -v '^tests/fuzz/fuzz_wsleg\.c:' | head -n 5)
+if [ -z "$bad" ]; then
+    echo "ok $n - no file of tests/ includes a .c file (but fuzz_wsleg.c's ws/conn.c)"
+else
+    echo "not ok $n - files of tests/ include .c files:"
+    printf '%s\n' "$bad" | sed 's/^/# /'
+    failed=1
+fi
 exit $failed

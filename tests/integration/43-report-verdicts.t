@@ -25,7 +25,7 @@
 // Chromium starts, about a minute on a quiet machine, two beside make test's
 // other files. (These were two runs, 12 and 24 starts, until 2026-12-05.) An
 // attach cell, whose word falls either way, is left to
-// tests/unit/report_view_test.c, which renders a synthetic report's slower,
+// tests/unit/tools/cdpbench/report/report_view_test.c, which renders a synthetic report's slower,
 // no clear effect and inconclusive through the same renderers.
 'use strict';
 const { test } = require('node:test');

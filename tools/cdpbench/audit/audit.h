@@ -138,4 +138,9 @@ void audit_rig_print(const json_t *rig, FILE *out);
  * audit.md and audit.html are rendered from an audit_view (audit_view.h). */
 json_t *audit_json(const struct audit *a);
 
+/* The JUnit XML read from f (named name in errors), at most cap bytes:
+ * its tests in *tests, *n of them; 0, or -1 with err (audit_junit.c). */
+int junit_read_stream(FILE *f, const char *name, size_t cap, struct audit_test **tests,
+		      size_t *n, char *err, size_t errlen);
+
 #endif

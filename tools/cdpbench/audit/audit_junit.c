@@ -131,7 +131,7 @@ static void walk(xmlNode *root, struct audit_test **tests, size_t *n)
 
 /* The testcases of the JUnit XML read from f (named name in errors), at
  * most cap bytes of it. 0, or -1 with a reason in err. */
-static int junit_read_stream(FILE *f, const char *name, size_t cap, struct audit_test **tests,
+int junit_read_stream(FILE *f, const char *name, size_t cap, struct audit_test **tests,
 			     size_t *n, char *err, size_t errlen)
 {
 	struct junit_src src = { .f = f, .cap = cap };

@@ -56,7 +56,7 @@ static void group_blocks(const size_t *block, size_t *order, size_t n)
  * order showed as an A/A pair's second half below its first in 7 of 9 runs);
  * the same seed gives the same orders; with blocks, each block's cells
  * together (group_blocks). Else every other round backwards. */
-static size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order)
+size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order)
 {
 	struct estimate_rng rng;
 	size_t n = 0;

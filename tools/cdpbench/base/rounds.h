@@ -43,4 +43,8 @@ struct rounds_job {
  * whole rounds that ran (the one under way when stopped is left out). */
 int rounds_drive(struct rounds_job *job, uint64_t t0_us);
 
+/* The order round `round` of j runs its wanted cells in, into order:
+ * how many (rounds.c). */
+size_t round_order(const struct rounds_job *j, const int *want, int round, size_t *order);
+
 #endif

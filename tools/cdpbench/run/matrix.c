@@ -51,7 +51,7 @@ static double predicted_s(const struct report *r, const int *want, const double 
 
 /* Which cells the next round needs: every target cell that has not reached
  * the target (kept), and what it is compared with. Their count. */
-static size_t wanted_cells(const struct report *r, int *keep, int *want)
+size_t wanted_cells(const struct report *r, int *keep, int *want)
 {
 	for (size_t i = 0; i < r->ncells; i++)
 		keep[i] = r->cells[i].target && !r->cells[i].reached;
@@ -109,7 +109,7 @@ static int most_precise(const struct report *r, const int *keep)
 /* Shrinks a round to fit in `left` seconds: drops kept cells, the most
  * precise first, until its predicted time fits. Its cell count; 0 when not
  * even one kept cell with its partners fits. */
-static size_t fit_round(const struct report *r, int *keep, int *want, const double *last,
+size_t fit_round(const struct report *r, int *keep, int *want, const double *last,
 			double left)
 {
 	size_t n = with_partners(r, keep, want);

@@ -22,4 +22,11 @@
 void matrix_run(struct report *r, struct lws_context *ctx, int sink_port, uint64_t t0_us,
 		volatile sig_atomic_t *stop);
 
+/* The cells of r still wanted (keep), marked in want: how many (matrix.c). */
+size_t wanted_cells(const struct report *r, int *keep, int *want);
+/* How many of the wanted cells fit a round in `left` seconds, given the
+ * last round's times (matrix.c). */
+size_t fit_round(const struct report *r, int *keep, int *want, const double *last,
+		 double left);
+
 #endif

@@ -2,25 +2,18 @@
  * table, report.md, report.html): each carries the same cells, A/A checks
  * and findings, as its own escaping writes them; and report.json's CIs in
  * the one schema ({point, lo, hi, n}) read back by audit --bench. */
+#include "util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/cdpbench/audit/audit_findings.c"
-#include "../../tools/cdpbench/report/report_compute.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_fmt.c"
-#include "../../tools/cdpbench/report/report_html.c"
-#include "../../tools/cdpbench/report/report_json.c"
-#include "../../tools/cdpbench/report/report_md.c"
-#include "../../tools/cdpbench/report/report_out.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_verdict.c"
-#include "../../tools/cdpbench/report/report_text.c"
-#include "../../tools/cdpbench/report/report_view.c"
-#include "../../tools/cdpbench/scenario/replay.c"
+#include "audit_findings.h"
+#include "report.h"
+
+#include "report_view.h"
+#include "replay.h"
 #include "tap.h"
 
 #define ROUNDS 8

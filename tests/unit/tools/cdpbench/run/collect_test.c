@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "../../tools/cdpbench/run/collect.c"
+#include "collect.h"
 #include "tap.h"
 
 #define MIB 1048576

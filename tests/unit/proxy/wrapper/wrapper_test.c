@@ -1,6 +1,8 @@
 /* wrapper_test: cdpproxy-chromium's reading of a client's argv and of the
  * CDPPROXY_* environment, without starting anything. */
-#include "../../proxy/wrapper/wrapper.c"
+#include <stdlib.h>
+#include <unistd.h>
+#include "wrapper.h"
 
 #include <stdarg.h>
 

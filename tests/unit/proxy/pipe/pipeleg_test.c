@@ -3,8 +3,12 @@
  * messages written in order through a pipe that fills, and large messages
  * cut through from one leg to another: written before they are whole, in
  * order, cut ones ending the output. */
-#include "../../proxy/pipe/pipeleg.c"
+#include <stdlib.h>
+#include <unistd.h>
+#include "util.h"
+#include "pipeleg.h"
 
+#include <fcntl.h>
 #include <signal.h>
 
 #include "tap.h"
@@ -154,7 +158,7 @@ static void test_big(void)
 	ok(g.n == 1 && g.len[0] == big && g.sum[0] == checksum(msg, big), "64 MiB: whole and intact");
 	is_int(g.n_refused, 1, "a message cut short by the end of input is refused");
 	is_int(g.refused[0], 1, "... counting its one byte");
-	ok(l.in_cap <= 4 * READ_CHUNK, "buffer given back after the big message (%zu bytes)", l.in_cap);
+	ok(l.in_cap <= 4 * PIPELEG_READ_CHUNK, "buffer given back after the big message (%zu bytes)", l.in_cap);
 	close(l.rfd);
 	pipeleg_free(&l);
 	free(msg);
@@ -182,7 +186,7 @@ static void test_oversized(void)
 	is_int(l.refused_bytes, junk, "oversized: counted in the leg too");
 	is_int(g.n, 1, "oversized: the next message still arrives");
 	ok(g.n == 1 && g.len[0] == 8 && g.first[0] == '{', "oversized: and it is whole");
-	ok(g.max_in_cap <= max + READ_CHUNK, "oversized: buffer never past max_message and a chunk "
+	ok(g.max_in_cap <= max + PIPELEG_READ_CHUNK, "oversized: buffer never past max_message and a chunk "
 	   "(%zu)", g.max_in_cap);
 	close(l.rfd);
 	pipeleg_free(&l);
@@ -255,7 +259,7 @@ static void test_peer_gone(void)
 }
 
 /* Issue 27 #9: a max_message of 2^64-1 must not wrap the buffer's limit
- * (max_message + READ_CHUNK): a 300 KB message still comes through. */
+ * (max_message + PIPELEG_READ_CHUNK): a 300 KB message still comes through. */
 static void test_max_wrap(void)
 {
 	size_t len = 300000;

@@ -1,15 +1,13 @@
 /* precision_test: cdpbench's precision on a synthetic report: the variance
  * split per cell, which ratios reach the target, and the A/A gate: a failed
  * check marks exactly the cells in its scope that are within its error. */
+#include "util.h"
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/report/report_compute.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_fmt.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_verdict.c"
+#include "replay.h"
+#include "report.h"
+
 #include "tap.h"
 
 #define ROUNDS 10

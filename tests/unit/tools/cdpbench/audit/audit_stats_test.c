@@ -5,14 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/audit/audit_stats.c"
-#include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/scenario/scenario.c"
-#include "../../tools/cdpbench/report/report_compute.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_fmt.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_verdict.c"
+#include "audit.h"
+#include "replay.h"
+#include "scenario.h"
+#include "report.h"
+
 #include "tap.h"
 
 #define ROUNDS 6

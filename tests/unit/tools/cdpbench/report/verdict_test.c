@@ -5,7 +5,7 @@
  * whatever either run's A/A spread. */
 #include <math.h>
 
-#include "../../tools/cdpbench/report/report_verdict.c"
+#include "report.h"
 #include "tap.h"
 
 static enum report_verdict judge(double lo, double hi, size_t n, double aa, int failed)

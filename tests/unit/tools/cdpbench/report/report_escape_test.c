@@ -4,6 +4,7 @@
  * no element or attribute but the report's own, and show the hostile
  * strings as text; audit.md and report.md keep their tables' cells, have
  * no raw HTML and no backtick outside their own code spans and fences. */
+#include "util.h"
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,26 +13,16 @@
 #include <libxml/HTMLparser.h>
 
 /* Included for the functions the reports call. */
-#include "../../tools/cdpbench/audit/audit_findings.c"
-#include "../../tools/cdpbench/audit/audit_html.c"
-#include "../../tools/cdpbench/audit/audit_junit.c"
-#include "../../tools/cdpbench/audit/audit_files.c"
-#include "../../tools/cdpbench/audit/audit_json.c"
-#include "../../tools/cdpbench/audit/audit_md.c"
-#include "../../tools/cdpbench/audit/audit_rig.c"
-#include "../../tools/cdpbench/audit/audit_stats.c"
-#include "../../tools/cdpbench/audit/audit_view.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_verdict.c"
-#include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/report/report_compute.c"
-#include "../../tools/cdpbench/report/report_fmt.c"
-#include "../../tools/cdpbench/report/report_html.c"
-#include "../../tools/cdpbench/report/report_md.c"
-#include "../../tools/cdpbench/report/report_out.c"
-#include "../../tools/cdpbench/report/report_view.c"
-#include "../../tools/cdpbench/scenario/scenario.c"
+#include "audit_findings.h"
+#include "audit.h"
+
+#include "audit_view.h"
+#include "report.h"
+
+#include "replay.h"
+
+#include "report_view.h"
+#include "scenario.h"
 #include "tap.h"
 
 #define ROUNDS 3

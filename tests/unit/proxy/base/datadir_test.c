@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../proxy/base/datadir.c"
+#include "datadir.h"
 #include "tap.h"
 
 static char tmp[64];
@@ -41,7 +41,7 @@ static void test_find(void)
 	char exe[256], data[256], want[512], buf[512];
 
 	/* tree/: a source tree (it has the mark); other/: policies, no mark. */
-	make("tree/" TREE_MARK);
+	make("tree/" DATADIR_TREE_MARK);
 	make("tree/build/asan");
 	make("tree/policies");
 	make("tree/" DATADIR_PAGE_TREE);
@@ -53,35 +53,35 @@ static void test_find(void)
 
 	snprintf(exe, sizeof exe, "%s/tree/build/cdpproxy", tmp);
 	snprintf(want, sizeof want, "%s/tree/build/../policies", tmp);
-	is_int(find(exe, data, "policies", "policies", buf, sizeof buf), 0, "build/NAME: found");
+	is_int(datadir_find(exe, data, "policies", "policies", buf, sizeof buf), 0, "build/NAME: found");
 	is_str(buf, want, "build/NAME: the tree's, though the data directory has it too");
 
 	snprintf(exe, sizeof exe, "%s/tree/build/asan/cdpproxy", tmp);
 	snprintf(want, sizeof want, "%s/tree/build/asan/../../" DATADIR_PAGE_TREE, tmp);
-	find(exe, data, DATADIR_PAGE_TREE, DATADIR_PAGE, buf, sizeof buf);
+	datadir_find(exe, data, DATADIR_PAGE_TREE, DATADIR_PAGE, buf, sizeof buf);
 	is_str(buf, want, "build/SUB/NAME: the tree two up");
 
 	snprintf(exe, sizeof exe, "%s/tree/build/cdpbench", tmp);
 	snprintf(want, sizeof want, "%s/" DATADIR_REPLAYS, data);
-	is_int(find(exe, data, DATADIR_REPLAYS_TREE, DATADIR_REPLAYS, buf, sizeof buf), 0,
+	is_int(datadir_find(exe, data, DATADIR_REPLAYS_TREE, DATADIR_REPLAYS, buf, sizeof buf), 0,
 	       "a file the tree lacks: found");
 	is_str(buf, want, "a file the tree lacks: the data directory's");
 
 	snprintf(exe, sizeof exe, "%s/other/bin/cdpproxy", tmp);
 	snprintf(want, sizeof want, "%s/policies", data);
-	find(exe, data, "policies", "policies", buf, sizeof buf);
+	datadir_find(exe, data, "policies", "policies", buf, sizeof buf);
 	is_str(buf, want, "installed, a policies/ above bin/ but no source tree: the data directory's");
 
 	/* The current directory is the source tree (build/t/datadir_test). */
 	snprintf(exe, sizeof exe, "%s/nowhere/bin/uploadsink", tmp);
-	is_int(find(exe, data, DATADIR_PAGE_TREE, DATADIR_PAGE, buf, sizeof buf), 0,
+	is_int(datadir_find(exe, data, DATADIR_PAGE_TREE, DATADIR_PAGE, buf, sizeof buf), 0,
 	       "neither beside the program nor installed: found from the current directory");
 	is_str(buf, DATADIR_PAGE_TREE, "neither: the tree's path, relative");
-	is_int(find(exe, data, "no/such.json", "no/such.json", buf, sizeof buf), -1,
+	is_int(datadir_find(exe, data, "no/such.json", "no/such.json", buf, sizeof buf), -1,
 	       "found nowhere: -1");
 	is_str(buf, "no/such.json", "found nowhere: the tree's path, for the message");
 
-	is_int(find("", data, "policies", "policies", buf, sizeof buf), 0,
+	is_int(datadir_find("", data, "policies", "policies", buf, sizeof buf), 0,
 	       "no path for the program (readlink failed): the data directory still");
 }
 

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/scenario/scenario.c"
+#include "replay.h"
+#include "scenario.h"
 #include "tap.h"
 
 static char root[64], replays[128], policies[128];

@@ -2,6 +2,7 @@
  * jest-junit's classname, a lone <testsuite>), failures and skips, files
  * that are not JUnit or not XML at all, and hostile ones (issue 27 #4: deep
  * nesting, entity expansion, size) refused in bounded time and memory. */
+#include "util.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../tools/cdpbench/audit/audit_junit.c"
+#include "audit.h"
 #include "tap.h"
 
 static const char *write_tmp(const char *text)

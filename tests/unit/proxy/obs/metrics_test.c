@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "metrics.c"
+#include "metrics.h"
 #include "procstat.h"
 #include "tap.h"
 
@@ -15,7 +15,7 @@ static const char *escaped(const char *s, size_t n)
 	static char out[256];
 	FILE *f = fmemopen(out, sizeof out, "w");
 
-	put_value(f, s, n);
+	metrics_put_value(f, s, n);
 	fclose(f);
 	return out;
 }

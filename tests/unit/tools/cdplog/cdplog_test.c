@@ -3,11 +3,11 @@
  * the pending bound, and the pairs view's order. */
 #include <string.h>
 
-#include "../../tools/common/logagg.c"
-#include "../../tools/cdplog/pairs.c"
-#include "../../tools/common/logrec.c"
-#include "../../tools/cdplog/summary.c"
-#include "../../tools/cdplog/timeline.c"
+#include "logagg.h"
+#include "cdplog.h"
+#include "sessions.h"
+#include "logrec.h"
+
 #include "tap.h"
 
 static const char LOG[] =

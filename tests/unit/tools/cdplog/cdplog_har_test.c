@@ -2,19 +2,17 @@
  * extra-info headers (out of order too), a fetched body, a failed request, the --max-requests
  * bound, an unfinished request at detach, page timings, the timings rule,
  * and secrets redacted although the log kept them (--log-secrets). */
+#include "util.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../tools/common/logrec.c"
-#include "../../tools/cdplog/har.c"
-#include "../../tools/cdplog/har_body.c"
-#include "../../tools/cdplog/har_req.c"
-#include "../../tools/cdplog/har_entry.c"
-#include "../../tools/cdplog/har_out.c"
-#include "../../tools/cdplog/har_page.c"
+#include "logrec.h"
+#include "har.h"
+#include "cdplog.h"
+
 #include "tap.h"
 
 #define EV(t, m, params) "{\"t\":" #t ",\"conn\":1,\"dir\":\"down\",\"kind\":\"event\",\"method\":\"" m \

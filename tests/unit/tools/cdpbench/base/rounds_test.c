@@ -5,14 +5,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/cdpbench/scenario/replay.c"
-#include "../../tools/cdpbench/base/rounds.c"
-#include "../../tools/cdpbench/run/matrix.c"
-#include "../../tools/cdpbench/report/report_compute.c"
-#include "../../tools/cdpbench/report/report_findings.c"
-#include "../../tools/cdpbench/report/report_fmt.c"
-#include "../../tools/cdpbench/report/report_precision.c"
-#include "../../tools/cdpbench/report/report_verdict.c"
+#include "replay.h"
+#include "rounds.h"
+#include "matrix.h"
+#include "report.h"
+#include "trial.h"
+
 #include "tap.h"
 
 /* matrix.c runs trials; these tests only ask it which cells to run. */
