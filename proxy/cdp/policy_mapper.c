@@ -80,10 +80,10 @@ int policy_mapper_check(const struct policy *p, char *err, size_t errlen)
 			if ((r->action == ACT_REJECT && nd->error_reaches) ||
 			    !reaches(r, nd->method) || kept_before(p, i, nd->method))
 				continue;
-			snprintf(err, errlen, "%s: $.rules[%zu]: %ss %s for the WebDriver BiDi mapper "
+			snprintf(err, errlen, "%s: $.rules[%zu]: %s %s for the WebDriver BiDi mapper "
 				 "too, silently (%s); add \"mapper\": false to this rule, or before it "
 				 "a rule with \"mapper\": true that passes or rewrites %s",
-				 p->source, i, policy_action_name(r->action), nd->method, nd->why,
+				 p->source, i, r->action == ACT_STUB ? "stubs" : "rejects", nd->method, nd->why,
 				 nd->method);
 			return -1;
 		}
