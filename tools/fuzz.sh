@@ -56,12 +56,12 @@ LIBS="$(pkg-config --libs jansson libwebsockets) -pthread"
 sources() {
     case "$1" in
     scan) echo proxy/cdp/scan.c ;;
-    policy) echo proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/cdp/protocol.c proxy/base/util.c ;;
+    policy) echo proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/cdp/protocol.c proxy/base/util.c ;;
     discovery) echo proxy/access/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
     wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
-        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/obs/stats.c \
+        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     access) echo proxy/access/access.c ;;
@@ -70,7 +70,7 @@ sources() {
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/access/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
     pipecut) echo proxy/pipe/pipeleg.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
-        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/glob.c proxy/obs/stats.c \
+        proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
     logrec) echo tools/common/logrec.c tools/common/logagg.c tools/cdplog/summary.c tools/cdplog/pairs.c \

@@ -42,10 +42,26 @@ const char *client_library(const struct client_hello *h, const char **by)
 	return "unknown";
 }
 
+void client_on_command(struct client_id *c, const char *method, size_t len)
+{
+	static const char *const first[] = { "Target.attachToBrowserTarget", "session.status",
+					     "session.new" };
+
+	if (c->commands++)
+		return;
+	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+		if (strlen(first[i]) == len && !memcmp(first[i], method, len))
+			c->bidi_mapper = 1;
+}
+
 json_t *client_json(const struct client_id *c)
 {
-	return json_pack("{s:s, s:s, s:o, s:o}", "library", c->library ? c->library : "unknown",
-			 "by", c->by ? c->by : "none",
-			 "user_agent", c->user_agent ? util_json_str(c->user_agent) : json_null(),
-			 "remote", util_json_str(c->remote));
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o}", "library", c->library ? c->library : "unknown",
+			      "by", c->by ? c->by : "none",
+			      "user_agent", c->user_agent ? util_json_str(c->user_agent) : json_null(),
+			      "remote", util_json_str(c->remote));
+
+	if (c->bidi_mapper)
+		json_object_set_new(j, "bidi_mapper", json_true());
+	return j;
 }

@@ -19,6 +19,12 @@ struct client_id {
 	char remote[80];              /* address:port, "" when not a socket */
 	const char *library;          /* client_library's answer */
 	const char *by;               /* ... and what told it */
+	/* The connection carries chromium-bidi's WebDriver BiDi mapper's own
+	 * CDP: set by its first command (client_on_command), or by a leg that
+	 * opens a connection for the mapper. Policy rules with "mapper" match
+	 * on it (policy.h). */
+	int bidi_mapper;
+	unsigned long commands;       /* commands the client has sent */
 };
 
 /* The library that sent hello, as measured on each client's defaults:
@@ -32,7 +38,16 @@ struct client_id {
  * fits. *by gets "user-agent", "handshake" or "none". */
 const char *client_library(const struct client_hello *h, const char **by);
 
-/* {"library","by","user_agent","remote"} (user_agent null when none). */
+/* A command the client sent, method not NUL-terminated. The first one
+ * tells a BiDi mapper: chromium-bidi's CdpConnection begins with
+ * Target.attachToBrowserTarget (ChromeDriver's mapper, Playwright's BiDi
+ * over CDP), and Puppeteer's protocol: 'webDriverBiDi' tries the BiDi
+ * command session.status on the CDP endpoint, then runs the mapper in Node
+ * on that same connection. */
+void client_on_command(struct client_id *c, const char *method, size_t len);
+
+/* {"library","by","user_agent","remote"} (user_agent null when none), and
+ * "bidi_mapper": true for the mapper's connection. */
 json_t *client_json(const struct client_id *c);
 
 #endif

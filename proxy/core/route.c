@@ -232,7 +232,8 @@ static void route_sync(struct core_conn *cc)
 
 	while ((ts = table_next(&cc->sessions.by_id, &i))) {
 		struct session *se = ts->val;
-		json_t *want = policy_desired(cc->core->policy, se->client_enabled, se->type, se->url);
+		json_t *want = policy_desired(cc->core->policy, se->client_enabled, se->type, se->url,
+					      cc->client.bidi_mapper);
 		json_t *have = json_deep_copy(se->enabled), *params;
 		const char *domain;
 		char method[160];
@@ -497,6 +498,8 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	} else if (from == UP && r.kind == SCAN_EVENT) {
 		pk = PK_EVENT;
 	}
+	if (pk == PK_COMMAND && rec.method)
+		client_on_command(&cc->client, rec.method, rec.method_len);
 	/* A command cut through went on already, judged by its first method
 	 * key; one with a second is invalid (scan_message refuses a key it
 	 * reads twice, as Chrome does), so the two paths judge it alike. */
@@ -513,7 +516,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 			name = msg.method;
 		se = sessions_get(&cc->sessions, session);
 		rule = policy_match(core->policy, pk, name, rec.method_len,
-				    se ? se->type : NULL, se ? se->url : NULL);
+				    se ? se->type : NULL, se ? se->url : NULL, cc->client.bidi_mapper);
 	}
 	if (rule) {
 		rule->hits++;

@@ -11,6 +11,7 @@
 
 #include "glob.h"
 #include "policy_check.h"
+#include "policy_mapper.h"
 #include "util.h"
 
 static const char *const action_names[] = { "pass", "stub", "reject", "rewrite", "drop", "delay" };
@@ -206,9 +207,9 @@ static int parse_action_args(struct parse *ps, const char *path, const json_t *j
 static int parse_rule(struct parse *ps, const char *path, const json_t *j, struct policy_rule *r)
 {
 	static const char *const keys[] = { "method", "kind", "target", "url", "action", "log",
-		"result", "code", "message", "params", "remove", "ms", "comment", NULL };
+		"result", "code", "message", "params", "remove", "ms", "comment", "mapper", NULL };
 	char p[256], *action = NULL;
-	json_t *log;
+	json_t *log, *mapper;
 	size_t a;
 
 	r->log = 1;
@@ -255,6 +256,13 @@ static int parse_rule(struct parse *ps, const char *path, const json_t *j, struc
 		goto out;
 	}
 	r->log = !log || json_is_true(log);
+	mapper = json_object_get(j, "mapper");
+	if (mapper && !json_is_boolean(mapper)) {
+		snprintf(p, sizeof p, "%s.mapper", path);
+		fail(ps, p, "must be true or false, not %s", type_name(mapper));
+		goto out;
+	}
+	r->mapper = mapper ? json_is_true(mapper) : -1;
 	parse_action_args(ps, path, j, r);
 out:
 	free(action);
@@ -331,6 +339,8 @@ struct policy *policy_parse(const json_t *doc, const char *name, const char *sou
 			goto out;
 	}
 out:
+	if (!ps.failed && policy_mapper_check(p, err, errlen))
+		ps.failed = 1;
 	if (ps.failed) {
 		policy_free(p);
 		return NULL;
@@ -402,11 +412,13 @@ void policy_free(struct policy *p)
 
 struct policy_rule *policy_match(const struct policy *p, enum policy_kind kind,
 				 const char *method, size_t mlen,
-				 const char *target, const char *url)
+				 const char *target, const char *url, int mapper)
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct policy_rule *r = &p->rules[i];
 		if (!(r->kinds & kind) || !glob_match(r->method, method, mlen))
+			continue;
+		if (r->mapper >= 0 && r->mapper != !!mapper)
 			continue;
 		if (r->target && (!target || strcmp(r->target, target)))
 			continue;
@@ -450,7 +462,7 @@ json_t *policy_injects(const struct policy *p, const char *target)
 }
 
 json_t *policy_desired(const struct policy *p, const json_t *client_enabled,
-		       const char *target, const char *url)
+		       const char *target, const char *url, int mapper)
 {
 	json_t *want = json_object(), *params, *injects = policy_injects(p, target), *c;
 	const char *domain;
@@ -463,7 +475,7 @@ json_t *policy_desired(const struct policy *p, const json_t *client_enabled,
 		json_t *sent;
 		if (n < 0 || (size_t)n >= sizeof method)   /* no such domain name in CDP */
 			continue;
-		r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url);
+		r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url, mapper);
 		if (r && (r->action == ACT_STUB || r->action == ACT_REJECT))
 			continue;
 		sent = json_deep_copy(params);

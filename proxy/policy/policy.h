@@ -20,6 +20,8 @@ struct policy_rule {
 	unsigned kinds;             /* PK_* bits; all when the rule names none */
 	char *target;               /* target type, or NULL for any */
 	char *url;                  /* glob on the target URL, or NULL for any */
+	int mapper;                 /* -1: any client; 1: only the WebDriver BiDi
+	                             * mapper's connection (client.h); 0: all but it */
 	enum policy_action action;
 	int log;                    /* 0: keep matching messages out of the log */
 	json_t *result;             /* stub: the result ({} by default) */
@@ -48,8 +50,10 @@ struct policy {
 
 /* Parses a policy document. name is used when the document has none; source
  * names it in errors ("policies/x.json"). NULL with "SOURCE: $.path: reason"
- * in err on anything that is not a valid policy. A valid policy that names
- * what the protocol does not have (policy_check.h) loads, with warnings. */
+ * in err on anything that is not a valid policy, and on a stub or reject
+ * that would silently break the WebDriver BiDi mapper (policy_mapper.h). A
+ * valid policy that names what the protocol does not have (policy_check.h)
+ * loads, with warnings. */
 struct policy *policy_parse(const json_t *doc, const char *name, const char *source,
 			    char *err, size_t errlen);
 /* Reads and parses a file; the name defaults to the file's base name. */
@@ -59,10 +63,11 @@ struct policy *policy_passthrough(void);
 void policy_free(struct policy *p);
 
 /* The first rule matching a message, or NULL (pass). method is not
- * NUL-terminated; target and url may be NULL when unknown. */
+ * NUL-terminated; target and url may be NULL when unknown; mapper: the
+ * connection carries the WebDriver BiDi mapper's CDP (client.h). */
 struct policy_rule *policy_match(const struct policy *p, enum policy_kind kind,
 				 const char *method, size_t mlen,
-				 const char *target, const char *url);
+				 const char *target, const char *url, int mapper);
 
 /* Could a rule match a message of this kind and method, whatever its
  * target? (A message cut through is judged before its sessionId, which
@@ -81,7 +86,7 @@ json_t *policy_injects(const struct policy *p, const char *target);
  * own enables (domain -> the params it sent), as this policy would forward
  * them, plus what p injects for the target. A new object domain -> params. */
 json_t *policy_desired(const struct policy *p, const json_t *client_enabled,
-		       const char *target, const char *url);
+		       const char *target, const char *url, int mapper);
 
 const char *policy_action_name(enum policy_action a);
 /* {"name","source","rules":[{..., "hits"}],"inject":[...]}, and "warnings"

@@ -332,7 +332,7 @@ test('SIGHUP reloads the --policy file; a bad file keeps the running policy', { 
     assert.deepEqual((await session()).enabled.Network, { maxTotalBufferSize: 1000000 }, 'Network enabled under rig-a');
 
     // Change the file, SIGHUP: the new policy applies to the live session too.
-    fs.writeFileSync(file, JSON.stringify({ name: 'rig-b', rules: [{ method: 'Network.enable', kind: 'command', action: 'stub' }] }));
+    fs.writeFileSync(file, JSON.stringify({ name: 'rig-b', rules: [{ method: 'Network.enable', kind: 'command', action: 'stub', mapper: false }] }));
     process.kill(hup.proxy.pid, 'SIGHUP');
     p = await h.waitFor(async () => { const x = await policy(); return x.gen === 2 && x; }, { what: 'generation 2 after SIGHUP' });
     assert.equal(p.name, 'rig-b', 'GET /proxy/policy: the reloaded policy');

@@ -172,7 +172,7 @@ const CLEAN = {
   name: 'clean',
   rules: [
     { method: 'Network.*', kind: 'command', action: 'rewrite', params: { maxPostDataSize: 65536 }, remove: ['reportDirectSocketTraffic'] },
-    { method: '*.enable', target: 'worker', action: 'stub' },
+    { method: '*.enable', target: 'worker', action: 'stub', mapper: false },
     { method: 'CDPProxy.mark', action: 'rewrite', params: { label: 'x' } },
     { method: 'Network.getCookies', kind: 'response', action: 'rewrite', params: { cookies: [] } },
     { method: 'Network.getCookies', action: 'stub', result: { cookies: [] } },
@@ -218,6 +218,9 @@ function policyCases() {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       const m = /^(policy|switch|bad-policy) (.*)$/.exec(line);
       if (!m) continue;
+      // A stub that would silently break the BiDi mapper is refused by
+      // what the rules mean in order, which a schema cannot say.
+      if (m[1] === 'bad-policy' && m[2].includes('for the WebDriver BiDi mapper too')) continue;
       const json = m[1] === 'bad-policy' ? m[2].slice(0, m[2].indexOf(' => ')) : m[2];
       out.push([json, m[1] !== 'bad-policy', `${f}: ${line.slice(0, 100)}`]);
     }
