@@ -163,8 +163,8 @@ static int span_cmp(const void *a, const void *b)
  * (their union, so a value is redacted as far as any reading runs it):
  * application/x-www-form-urlencoded at '&' (WHATWG, most servers) and at
  * '&' or ';' (Python's parse_qs before 3.10, Go's before 1.17), and
- * text/plain at line ends (when there are any: a form's text/plain body
- * ends each field with CRLF). NUL bytes are bytes of names and values. */
+ * text/plain at line ends (when it has a CRLF: a form's text/plain body
+ * ends each field with one). NUL bytes are bytes of names and values. */
 static int form_fields(struct redact_text_out *o, const char *s, size_t n)
 {
 	struct spans sp = { NULL, 0, 0 };
@@ -177,7 +177,10 @@ static int form_fields(struct redact_text_out *o, const char *s, size_t n)
 	form_reading(&sp, s, n, "&");
 	if (memchr(s, ';', n))
 		form_reading(&sp, s, n, "&;");
-	if (memchr(s, '\n', n) || memchr(s, '\r', n))
+	/* Only a body with a CRLF: the HTML standard's text/plain encoding
+	 * ends each field with one, and read at any line end, source text
+	 * (a script's "const token = ...") would lose its code. */
+	if (memmem(s, n, "\r\n", 2))
 		form_reading(&sp, s, n, "\r\n");
 	if (sp.len > 1)
 		qsort(sp.p, sp.len, sizeof *sp.p, span_cmp);

@@ -16,7 +16,8 @@ const path = require('node:path');
 const { createRequire } = require('node:module');
 
 const ROOT = path.resolve(__dirname, '../../..');
-const PROXY_BIN = process.env.CDPPROXY_BIN || path.join(ROOT, 'build/cdpproxy');
+// Absolute, so that a test that runs it from another directory finds it too.
+const PROXY_BIN = path.resolve(ROOT, process.env.CDPPROXY_BIN || 'build/cdpproxy');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 // The browser wrapper a client launches as if it were Chromium, built beside the proxy.
 const WRAPPER_BIN = path.resolve(path.dirname(PROXY_BIN), 'cdpproxy-chromium');

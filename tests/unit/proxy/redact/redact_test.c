@@ -92,6 +92,9 @@ static void shape_checks(void)
 	POST("a=\0\0&pass\0word=S61&b=2", "a=\0\0&pass\0word=<redacted>&b=2", "NUL bytes in names and values");
 	POST("user=ann\r\npassword=S62&x\r\nnote=a&b\r\n", "user=ann\r\npassword=<redacted>\r\nnote=a&b\r\n",
 	     "a text/plain form: a field per line, '&' in a value");
+	POST("(() => {\n  const token = [\"a\", \"b\"].join('-');\n})();\n",
+	     "(() => {\n  const token = [\"a\", \"b\"].join('-');\n})();\n",
+	     "a script's source (LF line ends, no CRLF) is not read as a text/plain form");
 	POST("{\"p\\u0061ssword\":\"S63", "<redacted>", "cut JSON with an escaped credential name: withheld");
 	POST("{x=1&y=2", "{x=1&y=2", "text that starts like JSON, no credential in it: as it is");
 }
