@@ -44,8 +44,12 @@ const char *client_library(const struct client_hello *h, const char **by)
 
 json_t *client_json(const struct client_id *c)
 {
-	return json_pack("{s:s, s:s, s:o, s:o}", "library", c->library ? c->library : "unknown",
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o}", "library", c->library ? c->library : "unknown",
 			 "by", c->by ? c->by : "none",
 			 "user_agent", c->user_agent ? util_json_str(c->user_agent) : json_null(),
 			 "remote", util_json_str(c->remote));
+
+	if (c->host_conn)
+		json_object_set_new(j, "host_conn", json_integer((json_int_t)c->host_conn));
+	return j;
 }

@@ -2,6 +2,8 @@
 #ifndef CDPPROXY_CLIENT_H
 #define CDPPROXY_CLIENT_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 /* What a client's upgrade request says about it ("" for a header it did
@@ -19,6 +21,7 @@ struct client_id {
 	char remote[80];              /* address:port, "" when not a socket */
 	const char *library;          /* client_library's answer */
 	const char *by;               /* ... and what told it */
+	uint64_t host_conn;           /* a channel's client: the connection it rides on; 0 none */
 };
 
 /* The library that sent hello, as measured on each client's defaults:
@@ -32,7 +35,8 @@ struct client_id {
  * fits. *by gets "user-agent", "handshake" or "none". */
 const char *client_library(const struct client_hello *h, const char **by);
 
-/* {"library","by","user_agent","remote"} (user_agent null when none). */
+/* {"library","by","user_agent","remote"} (user_agent null when none),
+ * and "host_conn" for a channel's client. */
 json_t *client_json(const struct client_id *c);
 
 #endif

@@ -31,7 +31,11 @@ struct conn {
 	char peer_reason[2][124];
 	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
+	lws_sorted_usec_list_t down_close;  /* a dialled pair's client side closes (conn_dial) */
 };
+
+/* Is side s of c another leg's endpoint (conn_dial's client side)? */
+#define conn_foreign(c, s) ((c)->cc.ops[s] != &pair_ops)
 
 /* The conn around a core connection. */
 #define conn_of(ccp) lws_container_of(ccp, struct conn, cc)
@@ -56,10 +60,22 @@ void conn_close_all(struct proxy *px);
  * proxy's exit to reset. */
 int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
 
-/* flush.c: the core's asks of a pair (leg_ops: write side s as frames,
- * then its close frame if it is closing; read side s or not; how much of a
- * message went), given to leg_conn_init. */
-extern const struct leg_ops flush_ops;
+/* The pair's answers to the core's asks (leg_ops), given to
+ * leg_conn_init: flush.c's, and conn.c's gone (a dialled pair's client
+ * side, another leg's, is gone). */
+extern const struct leg_ops pair_ops;
+/* A pair whose client side is another leg's endpoint (down: its answers
+ * to the core's asks), to Chrome at path, for client (copied): logged
+ * open and ready; NULL when it could not start (proxy_leg's dial). */
+struct core_conn *conn_dial(struct proxy *px, const char *path, const struct client_id *client,
+			    const struct leg_ops *down);
+
+/* flush.c: the core's asks of a pair: write side s as frames, then its
+ * close frame if it is closing; read side s or not; how much of a message
+ * went (leg_ops). */
+int flush_write(struct core_conn *cc, enum side s, int writable);
+void flush_flow(struct core_conn *cc, enum side s, int on);
+size_t flush_sent(const struct core_conn *cc, enum side s, const struct msg *m);
 
 /* upstream.c: the endpoint to Chrome, a WebSocket client on a raw socket. */
 /* Starts connecting (and the upgrade's timer). 0, or -1 when it could not
