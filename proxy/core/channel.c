@@ -49,13 +49,14 @@ struct msg *channel_unwrap(const char *buf, const struct scan_result *r, const c
 		*why = "no string payload";
 		return NULL;
 	}
-	if (v[1].len > max) {   /* decoded, it is no longer than its bytes */
-		*why = "payload over --max-message";
-		return NULL;
-	}
-	m = msg_new(v[1].len + 1);
+	m = msg_new(v[1].len + 1);   /* decoded, it is no longer than its bytes */
 	n = scan_str_copy(buf, &v[1], (char *)MSG_DATA(m), v[1].len + 1);
 	m->len = n < 0 ? 0 : (size_t)n;
+	if (m->len > max) {
+		*why = "payload over --max-message";
+		msg_free(m);
+		return NULL;
+	}
 	return m;
 }
 
