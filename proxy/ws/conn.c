@@ -173,29 +173,10 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 	for (int s = DOWN; s <= UP; s++)
 		wsleg_init(&c->leg[s], s, s == UP, px->cfg.max_message, &conn_ops, &c->cc);
 	c->leg[DOWN].wsi = down;
-	lws_set_opaque_user_data(down, c);
+	if (down)
+		lws_set_opaque_user_data(down, c);
 	leg_report_open(&c->cc, "websocket", px->upstream);
 	return c;
-}
-
-struct core_conn *conn_dial(struct proxy *px, const char *path, const struct client_id *client,
-			    const struct leg_ops *down)
-{
-	struct conn *c = xcalloc(1, sizeof *c);
-
-	c->px = px;
-	leg_conn_init(&px->core, &c->cc, &pair_ops, path);
-	leg_conn_side(&c->cc, DOWN, down);
-	c->cc.client = *client;
-	c->cc.client.user_agent = client->user_agent ? xstrdup(client->user_agent) : NULL;
-	for (int s = DOWN; s <= UP; s++)
-		wsleg_init(&c->leg[s], s, s == UP, px->cfg.max_message, &conn_ops, &c->cc);
-	leg_report_open(&c->cc, "websocket", px->upstream);
-	/* Failing, it closes the client side on a timer: the caller has the
-	 * pair until then, and is told (leg_ops close). */
-	if (upstream_open(c) == 0)
-		leg_conn_ready(&c->cc);
-	return &c->cc;
 }
 
 void conn_close_all(struct proxy *px)

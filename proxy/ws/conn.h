@@ -31,19 +31,19 @@ struct conn {
 	char peer_reason[2][124];
 	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
-	lws_sorted_usec_list_t down_close;  /* a dialled pair's client side closes (conn_dial) */
+	lws_sorted_usec_list_t down_close;  /* a dialled pair's client side closes (upstream_dial) */
 };
 
-/* Is side s of c another leg's endpoint (conn_dial's client side)? */
+/* Is side s of c another leg's endpoint (upstream_dial's client side)? */
 #define conn_foreign(c, s) ((c)->cc.ops[s] != &pair_ops)
 
 /* The conn around a core connection. */
 #define conn_of(ccp) lws_container_of(ccp, struct conn, cc)
 
 /* conn.c: the pair. */
-/* A pair for the client's WebSocket down (its upgrade answered), to the
- * upstream's path, for client (taken): logged. Then upstream_open, then
- * leg_conn_ready. */
+/* A pair for the client's WebSocket down (its upgrade answered; NULL: a
+ * dialled pair's, upstream_dial), to the upstream's path, for client
+ * (taken): logged. Then upstream_open, then leg_conn_ready. */
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 		       struct client_id *client);
 /* Closes side s with code and reason once what is queued for it is written. */
@@ -64,11 +64,6 @@ int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
  * leg_conn_init: flush.c's, and conn.c's gone (a dialled pair's client
  * side, another leg's, is gone). */
 extern const struct leg_ops pair_ops;
-/* A pair whose client side is another leg's endpoint (down: its answers
- * to the core's asks), to Chrome at path, for client (copied): logged
- * open and ready; NULL when it could not start (proxy_leg's dial). */
-struct core_conn *conn_dial(struct proxy *px, const char *path, const struct client_id *client,
-			    const struct leg_ops *down);
 
 /* flush.c: the core's asks of a pair: write side s as frames, then its
  * close frame if it is closing; read side s or not; how much of a message
@@ -83,6 +78,11 @@ size_t flush_sent(const struct core_conn *cc, enum side s, const struct msg *m);
 int upstream_open(struct conn *c);
 int upstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		      void *in, size_t len);
+/* A pair whose client side is another leg's endpoint (down: its answers
+ * to the core's asks), to Chrome at path, for client (copied): logged
+ * open, connecting, ready (proxy_leg's dial). */
+struct core_conn *upstream_dial(struct proxy *px, const char *path, const struct client_id *client,
+				const struct leg_ops *down);
 
 /* downstream.c: the client's endpoint, taken over from lws's HTTP server. */
 /* A client's WebSocket upgrade, allowed: answers it and opens the pair.
