@@ -60,7 +60,7 @@ static size_t name_at(const char *buf, const struct scan_str *str, char *room, c
 
 /* What the sessions need of a message rec_scanned has filled rec from. */
 struct sessions_msg emit_session_msg(const char *buf, const struct scan_result *r,
-				       const struct log_rec *rec)
+				     const struct log_rec *rec)
 {
 	struct sessions_msg m = { buf, r, rec->session ? rec->session : "",
 				  rec->method ? rec->method : "",
@@ -78,7 +78,7 @@ void emit_rec_method(struct log_rec *rec, const char *method, size_t len)
 /* Fills rec's fields from scanned message r: its method and session id as
  * name_at leaves them (method and session: rooms of NAME_BYTES). */
 void emit_rec_scanned(struct log_rec *rec, const char *buf, const struct scan_result *r,
-			char *method, char *session)
+		      char *method, char *session)
 {
 	const char *p;
 	size_t n;
@@ -123,7 +123,7 @@ void emit_count_and_log(struct core_conn *cc, enum side from, struct log_rec *re
  * logged under its command's method and the action that made it; it counts
  * against the budget of the side whose message caused it (producer). Takes j. */
 void emit_msg(struct core_conn *cc, enum side to, struct msg *m, const char *answers,
-			   const char *action, enum side producer)
+	      const char *action, enum side producer)
 {
 	const char *buf = (const char *)m->buf + MSG_PRE;
 	struct scan_result r;
@@ -149,7 +149,7 @@ void emit_msg(struct core_conn *cc, enum side to, struct msg *m, const char *ans
 
 /* emit_msg of j serialized. Takes j. */
 void emit_json(struct core_conn *cc, enum side to, json_t *j, const char *answers,
-		       const char *action, enum side producer)
+	       const char *action, enum side producer)
 {
 	struct msg *m = emit_msg_json(j);
 
@@ -174,8 +174,8 @@ int64_t emit_command(struct core_conn *cc, const char *sid, const char *method, 
  * (taken) or, when it is NULL, the error code and message, and the
  * command's sessionId as it came; logged with the action that did. */
 void emit_reply(struct core_conn *cc, const struct scan_result *r, const char *buf,
-			const char *method, json_t *result, json_int_t code, const char *message,
-			const char *action)
+		const char *method, json_t *result, json_int_t code, const char *message,
+		const char *action)
 {
 	json_t *j = json_object();
 	struct msg *m;
