@@ -5,7 +5,7 @@
 #   tools/fuzz.sh [--smoke] [--seconds N] [--build DIR] [SECONDS] [DIR] [DRIVER...]
 #
 # DRIVER is scan, policy, discovery, wsleg, access, redact, log, switches, pipe, pipecut,
-# logrec, junit or bidi (default: all, one after the other). A bare number is SECONDS (default 60; 2 with --smoke), any other
+# logrec, junit, bidi or channel (default: all, one after the other). A bare number is SECONDS (default 60; 2 with --smoke), any other
 # argument that is not a driver is the build DIR (default build/fuzz). --smoke
 # first runs each driver over its committed corpus, then fuzzes from a fresh
 # scratch corpus; otherwise new inputs accumulate in DIR/corpus/NAME across
@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-ALL="scan policy discovery wsleg access redact log switches pipe pipecut logrec junit bidi"
+ALL="scan policy discovery wsleg access redact log switches pipe pipecut logrec junit bidi channel"
 smoke=0 seconds="" build=build/fuzz drivers=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         if [ "$1" = --seconds ]; then seconds=$2; else build=$2; fi
         shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    scan|policy|discovery|wsleg|access|redact|log|switches|pipe|pipecut|logrec|junit|bidi) drivers="$drivers $1" ;;
+    scan|policy|discovery|wsleg|access|redact|log|switches|pipe|pipecut|logrec|junit|bidi|channel) drivers="$drivers $1" ;;
     -*) echo "fuzz: unknown option $1 (try --help)" >&2; exit 2 ;;
     *[!0-9]*|'') build=$1 ;;
     *) seconds=$1 ;;
@@ -60,7 +60,7 @@ sources() {
     discovery) echo proxy/access/discovery.c proxy/base/util.c ;;
     # conn.c is included by the driver itself (its statics); lws is only
     # its headers: the driver stands in for the few lws calls the legs make.
-    wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
+    wsleg) echo proxy/ws/wsleg.c proxy/ws/flush.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/emit.c proxy/core/channel.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c proxy/ws/wsframe.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
@@ -69,7 +69,7 @@ sources() {
     log) echo proxy/obs/log_fmt.c proxy/cdp/scan.c proxy/base/util.c ;;
     switches) echo proxy/chromium/switches.c proxy/wrapper/wrapper_args.c proxy/access/access.c proxy/base/util.c ;;
     pipe) echo proxy/pipe/pipeleg.c proxy/core/msg.c proxy/core/queue.c proxy/base/util.c ;;
-    pipecut) echo proxy/pipe/pipeleg.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
+    pipecut) echo proxy/pipe/pipeleg.c proxy/core/leg.c proxy/core/core.c proxy/core/route.c proxy/core/emit.c proxy/core/channel.c proxy/core/record.c proxy/core/bidilog.c proxy/cdp/bidi.c proxy/core/selfdomain.c proxy/obs/tail.c \
         proxy/core/msg.c proxy/core/queue.c proxy/cdp/sessions.c proxy/cdp/scan.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/obs/stats.c \
         proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c proxy/base/side.c \
         proxy/obs/log.c proxy/obs/log_fmt.c proxy/redact/redact.c proxy/redact/jsoncut.c proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/obs/metrics.c proxy/obs/procstat.c ;;
@@ -78,6 +78,11 @@ sources() {
         proxy/cdp/bidi.c proxy/obs/hist.c proxy/cdp/protocol.c proxy/base/table.c proxy/base/util.c ;;
     junit) echo tools/cdpbench/audit/audit_junit.c proxy/base/util.c ;;
     bidi) echo proxy/cdp/bidi.c proxy/cdp/scan.c proxy/base/table.c proxy/base/util.c ;;
+    # channel.c's core part links the core; the driver runs its framing.
+    channel) echo proxy/core/channel.c proxy/core/emit.c proxy/core/core.c proxy/core/msg.c proxy/core/queue.c proxy/cdp/scan.c \
+        proxy/cdp/sessions.c proxy/policy/policy.c proxy/policy/policy_check.c proxy/policy/policy_mapper.c proxy/policy/glob.c proxy/cdp/protocol.c proxy/obs/stats.c proxy/obs/hist.c \
+        proxy/obs/log.c proxy/obs/log_fmt.c proxy/obs/tail.c proxy/obs/metrics.c proxy/obs/procstat.c proxy/redact/redact.c proxy/redact/jsoncut.c \
+        proxy/redact/redact_body.c proxy/redact/redact_text.c proxy/access/client.c proxy/cdp/bidi.c proxy/base/table.c proxy/base/util.c proxy/base/side.c ;;
     esac
 }
 # What a tool's driver needs beyond the proxy's headers and libraries.
@@ -94,7 +99,7 @@ extra_libs() {
 # Network.responseReceivedExtraInfo with a dozen Set-Cookies is about 4 KiB);
 # 2 KiB is past every length the access checks look at (256-byte names).
 max_len() {
-    case "$1" in scan|wsleg|redact|pipe|pipecut|junit|bidi) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
+    case "$1" in scan|wsleg|redact|pipe|pipecut|junit|bidi|channel) echo 16384 ;; access|switches) echo 2048 ;; *) echo 8192 ;; esac
 }
 
 # Each source is compiled once into $build/obj (a proxy module the drivers

@@ -63,5 +63,7 @@ json_t *client_json(const struct client_id *c)
 
 	if (c->bidi_mapper)
 		json_object_set_new(j, "bidi_mapper", json_true());
+	if (c->host_conn)
+		json_object_set_new(j, "host_conn", json_integer((json_int_t)c->host_conn));
 	return j;
 }

@@ -2,6 +2,8 @@
 #ifndef CDPPROXY_CLIENT_H
 #define CDPPROXY_CLIENT_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 /* What a client's upgrade request says about it ("" for a header it did
@@ -25,6 +27,7 @@ struct client_id {
 	 * on it (policy.h). */
 	int bidi_mapper;
 	unsigned long commands;       /* commands the client has sent */
+	uint64_t host_conn;           /* a channel's client: the connection it rides on; 0 none */
 };
 
 /* The library that sent hello, as measured on each client's defaults:
@@ -46,8 +49,9 @@ const char *client_library(const struct client_hello *h, const char **by);
  * on that same connection. */
 void client_on_command(struct client_id *c, const char *method, size_t len);
 
-/* {"library","by","user_agent","remote"} (user_agent null when none), and
- * "bidi_mapper": true for the mapper's connection. */
+/* {"library","by","user_agent","remote"} (user_agent null when none),
+ * "bidi_mapper": true for the mapper's connection, and "host_conn" for a
+ * channel's client. */
 json_t *client_json(const struct client_id *c);
 
 #endif

@@ -72,6 +72,8 @@ static void usage(FILE *out)
 	      "  --log-required         stop (exit 1) when the log cannot be written\n"
 	      "  --no-control-domain    pass CDPProxy.* commands on to Chrome instead of\n"
 	      "                         answering them (getPolicy, setPolicy, getStats, mark)\n"
+	      "  --no-bidi-channel      leave Target.exposeDevToolsProtocol to Chrome: the BiDi\n"
+	      "                         mapper's CDP then does not cross the proxy\n"
 	      "  --verbose              libwebsockets notices on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n"
@@ -169,7 +171,7 @@ static int probe(const char *host, int port, char *err, size_t errlen)
 
 enum { O_LISTEN = 1, O_UPSTREAM, O_LAUNCH, O_LOG, O_LOG_BODIES, O_RECORD_BODIES, O_MAX_MESSAGE,
        O_QUEUE_BYTES, O_POLICY, O_POLICY_DIR, O_CHECK_POLICY, O_ALLOW_HOST, O_ALLOW_ORIGIN,
-       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_VERBOSE, O_STRICT };
+       O_ALLOW_REMOTE, O_TOKEN, O_MAX_CONNECTIONS, O_UPSTREAM_TIMEOUT, O_LOG_SECRETS, O_LOG_REQUIRED, O_NO_CONTROL_DOMAIN, O_NO_BIDI_CHANNEL, O_VERBOSE, O_STRICT };
 
 /* --check-policy: 0 when the file is a valid policy, 2 with the reason if
  * not. Warnings are printed; with --strict they fail the check too. */
@@ -222,6 +224,7 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 		{ "upstream-timeout", required_argument, NULL, O_UPSTREAM_TIMEOUT },
 		{ "log-secrets", no_argument, NULL, O_LOG_SECRETS },
 		{ "no-control-domain", no_argument, NULL, O_NO_CONTROL_DOMAIN },
+		{ "no-bidi-channel", no_argument, NULL, O_NO_BIDI_CHANNEL },
 		{ "log-required", no_argument, NULL, O_LOG_REQUIRED },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -332,6 +335,9 @@ static int parse_args(int argc, char **argv, struct proxy_config *cfg, int *verb
 			break;
 		case O_NO_CONTROL_DOMAIN:
 			cfg->no_control_domain = 1;
+			break;
+		case O_NO_BIDI_CHANNEL:
+			cfg->no_bidi_channel = 1;
 			break;
 		case O_VERBOSE:
 			*verbose = 1;

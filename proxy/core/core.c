@@ -120,7 +120,7 @@ void core_conn_init(struct core *core, struct core_conn *cc, const struct leg_op
 		    const char *path)
 {
 	cc->core = core;
-	cc->ops = ops;
+	cc->ops[DOWN] = cc->ops[UP] = ops;
 	cc->reading[DOWN] = cc->reading[UP] = 1;
 	cc->id = ++core->next_conn_id;
 	cc->path = xstrdup(path);

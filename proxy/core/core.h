@@ -23,6 +23,15 @@
 /* The proxy's own commands count up from here, far above clients' ids. */
 #define PROXY_ID_BASE 1000000000LL
 
+struct core;
+struct channel;
+struct core_conn;
+
+/* Opens the BiDi mapper's connection for host (channel.h): its client side
+ * the channel riding on host, its Chrome side a new connection to Chrome
+ * at host's path; NULL when it cannot. */
+typedef struct core_conn *core_channel_open_fn(struct core *core, struct core_conn *host);
+
 /* What every connection of one proxy (or wrapper) shares. */
 struct core {
 	struct policy *policy;        /* never NULL once core_init has run */
@@ -37,6 +46,8 @@ struct core {
 	const char *policy_dir;       /* where a policy name finds NAME.json */
 	uint64_t marks;               /* CDPProxy.mark records written */
 	uint64_t record_budget;       /* --record-bodies: body bytes fetched per connection; 0: off */
+	core_channel_open_fn *channel_open;  /* the BiDi mapper's channel (channel.h); NULL: off */
+	const char *channel_off;      /* ... and why it is off, for the log ("--no-bidi-channel") */
 	struct tail *tail;            /* the live view's ring, while one watches; else NULL */
 	struct core_conn *conns;      /* live connections, newest first */
 	struct core_conn *dirty;      /* those with messages queued this round (leg_round) */
@@ -59,7 +70,10 @@ struct bidi_track;
 struct core_conn {
 	struct core_conn *next;
 	struct core *core;
-	const struct leg_ops *ops;    /* its leg's answers to the core's asks (leg.h) */
+	/* ops[s]: the answers to the core's asks for side s (leg.h): its
+	 * leg's; a connection whose sides are two legs' endpoints (a channel's,
+	 * leg_conn_side) has two tables, the owner's and the other's. */
+	const struct leg_ops *ops[2];
 	struct core_conn *next_dirty; /* on core->dirty: has writes this round */
 	unsigned dirty;               /* 1 << side: that side has them */
 	uint64_t id;
@@ -80,6 +94,8 @@ struct core_conn {
 	 * steps over its long strings instead of reading it all again. */
 	struct scan_stream cut_scan[2];
 	struct bidi_track *bidi;      /* BiDi commands awaiting an answer (bidilog.h); NULL until one */
+	struct channel *chan;         /* the BiDi mapper's channel riding on this connection (channel.h) */
+	struct core_conn *host;       /* a channel's connection: the one its client rides on, else NULL */
 };
 
 /* Starts a core with policy p (taken; NULL: pass everything), stats of its

@@ -5,6 +5,7 @@
  * for every leg. */
 #include "leg.h"
 
+#include "channel.h"
 #include "route.h"
 
 /* Asks each side's leg to read or not, where that changed: a side is read
@@ -18,7 +19,7 @@ static void flow(struct core_conn *cc)
 		if (on == cc->reading[s])
 			continue;
 		cc->reading[s] = on;
-		cc->ops->flow(cc, (enum side)s, on);
+		cc->ops[s]->flow(cc, (enum side)s, on);
 	}
 }
 
@@ -29,7 +30,7 @@ static void flow(struct core_conn *cc)
 static void hold(struct core_conn *cc, enum side p)
 {
 	const struct msg *m = cc->streaming[p];
-	size_t sent = m ? cc->ops->sent(cc, !p, m) : 0;
+	size_t sent = m && cc->ops[!p]->sent ? cc->ops[!p]->sent(cc, !p, m) : 0;
 
 	cc->held[p] = m && core_read_ahead_hold(sent < m->len ? m->len - sent : 0, cc->held[p]);
 }
@@ -45,6 +46,11 @@ void leg_conn_init(struct core *core, struct core_conn *cc, const struct leg_ops
 		   const char *path)
 {
 	core_conn_init(core, cc, ops, path);
+}
+
+void leg_conn_side(struct core_conn *cc, enum side s, const struct leg_ops *ops)
+{
+	cc->ops[s] = ops;
 }
 
 void leg_report_open(struct core_conn *cc, const char *leg, const char *upstream)
@@ -76,6 +82,7 @@ void leg_shut(struct core_conn *cc, enum side s, int drop)
 
 void leg_conn_free(struct core_conn *cc)
 {
+	channel_conn_free(cc);
 	core_conn_free(cc);
 }
 
@@ -130,11 +137,26 @@ void leg_answer(struct core_conn *cc, enum side s, struct msg *m)
 	flow(cc);
 }
 
+void leg_channel_up(struct core_conn *cc, const struct msg *m)
+{
+	struct core_conn *host = cc->host;
+
+	if (!host)
+		return;
+	channel_up(host, m);
+	flow(host);
+}
+
+void leg_channel_gone(struct core_conn *cc)
+{
+	channel_gone(cc);
+}
+
 /* Writes side s (ops->write), then what that changed: side s's queue
  * drained (its producers may read again), the other side's read-ahead. */
 static int write_side(struct core_conn *cc, enum side s, int writable)
 {
-	int rc = cc->ops->write(cc, s, writable);
+	int rc = cc->ops[s]->write(cc, s, writable);
 
 	core_drained(cc, s);
 	hold(cc, (enum side)!s);

@@ -39,8 +39,18 @@ struct leg_ops {
 	 * read-ahead hold, as the core sums them up; asked on a change only. */
 	void (*flow)(struct core_conn *cc, enum side s, int on);
 	/* How many bytes of m, a cut-through message queued for side s, its
-	 * peer has been written. Read in place: it must call nothing. */
+	 * peer has been written. Read in place: it must call nothing. NULL:
+	 * the leg takes whole messages only, and nothing is cut through to it. */
 	size_t (*sent)(const struct core_conn *cc, enum side s, const struct msg *m);
+	/* For a connection whose two sides are two legs' endpoints
+	 * (leg_conn_side); NULL in a leg that has both. gone, asked of the
+	 * connection's owner (the leg that opened it): side s's endpoint, the
+	 * other leg's, is gone (code, reason): close the owner's side and free
+	 * cc as when a side of its own goes. close, asked of side s's leg by
+	 * the owner: side s is closed (the other side went): forget cc, which
+	 * is freed once this returns. */
+	void (*gone)(struct core_conn *cc, enum side s, int code, const char *reason);
+	void (*close)(struct core_conn *cc, enum side s, int code, const char *reason);
 };
 
 /* A connection's life. */
@@ -48,6 +58,10 @@ struct leg_ops {
  * connection to path, whose asks go to ops. Its client is cc->client. */
 void leg_conn_init(struct core *core, struct core_conn *cc, const struct leg_ops *ops,
 		   const char *path);
+/* Side s of cc is another leg's endpoint: the core's asks for side s go
+ * to ops (the BiDi mapper's channel, proxy/mapper: its client side rides
+ * on another connection, its Chrome side is the WebSocket leg's). */
+void leg_conn_side(struct core_conn *cc, enum side s, const struct leg_ops *ops);
 /* The connection opened: the "open" record (core.h, core_report_open). */
 void leg_report_open(struct core_conn *cc, const char *leg, const char *upstream);
 /* Both sides are set: what the policy injects for a page goes out. */
@@ -84,6 +98,14 @@ void leg_too_large(struct core_conn *cc, enum side from, uint64_t bytes);
 /* The leg's own answer to side s (a pong: MSG_LEG), queued for s; s is
  * paused while its queue is over the budget. Taken. */
 void leg_answer(struct core_conn *cc, enum side s, struct msg *m);
+
+/* The BiDi mapper's channel (channel.h). cc is the mapper's connection,
+ * whose client side is the channel. Message m, queued for that side, goes
+ * to the mapper: on its host connection, inside the proxy's own command
+ * (m is the leg's still: it takes it off its queue). */
+void leg_channel_up(struct core_conn *cc, const struct msg *m);
+/* The channel's side of cc is closed: its host connection forgets it. */
+void leg_channel_gone(struct core_conn *cc);
 
 /* Writes. */
 /* Side s's peer can take more: what is queued for it is written now

@@ -7,70 +7,12 @@
 #include <string.h>
 
 #include "bidilog.h"
+#include "channel.h"
+#include "emit.h"
+#include "leg.h"
 #include "record.h"
 #include "selfdomain.h"
 #include "util.h"
-
-static const char *const kind_names[] = { "other", "command", "response", "event" };
-
-/* Serializes j into a new message. */
-static struct msg *msg_from_json(json_t *j)
-{
-	size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
-	struct msg *m = msg_new(n);
-
-	m->len = json_dumpb(j, (char *)m->buf + MSG_PRE, n, JSON_COMPACT);
-	return m;
-}
-
-/* Serializes object j into a new message ending with "sessionId": the
- * string sid of buf, its bytes as they came (escapes, and bytes that are
- * not UTF-8, which jansson would refuse), as Chrome echoes them. */
-static struct msg *msg_from_json_sid(json_t *j, const char *buf, const struct scan_str *sid)
-{
-	static const char key[] = ",\"sessionId\":\"";
-	size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
-	struct msg *m = msg_new(n + sizeof key - 1 + sid->len + 2);
-	char *out = (char *)m->buf + MSG_PRE;
-
-	m->len = json_dumpb(j, out, n, JSON_COMPACT) - 1;   /* without its '}' */
-	memcpy(out + m->len, key, sizeof key - 1);
-	m->len += sizeof key - 1;
-	memcpy(out + m->len, buf + sid->off, sid->len);
-	m->len += sid->len;
-	memcpy(out + m->len, "\"}", 2);
-	m->len += 2;
-	return m;
-}
-
-#define NAME_BYTES SESSIONS_NAME   /* a logged method or session id, decoded */
-
-/* The bytes of str in buf as the proxy keeps a name: at most NAME_BYTES - 1
- * of them, decoded. A plain short one (most are) is pointed at where it is
- * in buf, not NUL-terminated; any other is decoded into room, cut at a
- * character's start. Sets *out; returns the length (0 when absent). */
-static size_t name_at(const char *buf, const struct scan_str *str, char *room, const char **out)
-{
-	long n;
-
-	if (!str->escaped && str->len < NAME_BYTES) {   /* an absent one has len 0 */
-		*out = buf + str->off;
-		return str->len;
-	}
-	*out = room;
-	n = scan_str_copy(buf, str, room, NAME_BYTES);
-	return n < 0 ? 0 : n < NAME_BYTES ? (size_t)n : strlen(room);
-}
-
-/* What the sessions need of a message rec_scanned has filled rec from. */
-static struct sessions_msg session_msg(const char *buf, const struct scan_result *r,
-				       const struct log_rec *rec)
-{
-	struct sessions_msg m = { buf, r, rec->session ? rec->session : "",
-				  rec->method ? rec->method : "",
-				  rec->session ? rec->session_len : 0, rec->method_len };
-	return m;
-}
 
 /* p's n bytes as a C string in room. */
 static const char *to_room(char *room, const char *p, size_t n)
@@ -98,107 +40,6 @@ static void names_own(struct log_rec *rec, struct sessions_msg *msg, char *metho
 		rec->session = msg->sid;
 }
 
-/* Points rec at method (len bytes), or at none when it is empty. */
-static void rec_method(struct log_rec *rec, const char *method, size_t len)
-{
-	rec->method = len ? method : NULL;
-	rec->method_len = len;
-}
-
-/* Fills rec's fields from scanned message r: its method and session id as
- * name_at leaves them (method and session: rooms of NAME_BYTES). */
-static void rec_scanned(struct log_rec *rec, const char *buf, const struct scan_result *r,
-			char *method, char *session)
-{
-	const char *p;
-	size_t n;
-
-	rec->kind = kind_names[r->kind];
-	rec->has_id = r->has_id && r->id_is_int;
-	rec->id = r->id;
-	rec->has_error = r->has_error_code;
-	rec->error = r->error_code;
-	n = name_at(buf, &r->method, method, &p);
-	rec_method(rec, p, n);
-	if (r->session.present)
-		rec->session_len = name_at(buf, &r->session, session, &rec->session);
-}
-
-/* Commands the session tracker forgot unanswered go to the stats. */
-static void count_evicted(struct core_conn *cc)
-{
-	stats_add_evicted(cc->core->stats, cc->sessions.evicted);
-	cc->sessions.evicted = 0;
-}
-
-static void count_and_log(struct core_conn *cc, enum side from, struct log_rec *rec, int log)
-{
-	struct core *core = cc->core;
-	/* Stats file a message under its method, or what it is when it has none. */
-	const char *name = rec->method ? rec->method :
-		!strcmp(rec->kind, "response") ? "(unmatched)" :
-		!strcmp(rec->kind, "binary") ? "(binary)" :
-		!strcmp(rec->kind, "invalid") ? "(invalid)" : "(other)";
-
-	stats_count(core->stats, name, rec->method ? rec->method_len : strlen(name),
-		    !from, rec->bytes);
-	if (core->log && log)
-		log_message(core->log, rec);
-	if (core->tail)
-		tail_message(core->tail, rec, core->read_wall_us);
-}
-
-/* Sends a message the proxy wrote itself to side `to`: a command to Chrome
- * (its response will be consumed) or an answer to the client, which is
- * logged under its command's method and the action that made it; it counts
- * against the budget of the side whose message caused it (producer). Takes j. */
-static void route_emit_msg(struct core_conn *cc, enum side to, struct msg *m, const char *answers,
-			   const char *action, enum side producer)
-{
-	const char *buf = (const char *)m->buf + MSG_PRE;
-	struct scan_result r;
-	char method[NAME_BYTES] = "", session[NAME_BYTES] = "";
-	struct log_rec rec = { .conn = cc->id, .to = to, .bytes = m->len,
-			       .by_proxy = 1, .body = buf, .body_len = m->len };
-
-	if (scan_message(buf, m->len, &r) == 0) {   /* always: we wrote it */
-		rec_scanned(&rec, buf, &r, method, session);
-		if (answers)
-			rec_method(&rec, method, util_copy(method, answers, sizeof method));
-		rec.action = action;
-		if (to == UP && r.kind == SCAN_COMMAND) {
-			struct sessions_msg sm = session_msg(buf, &r, &rec);
-			sessions_on_command(&cc->sessions, &sm, util_mono_us(), 1, NULL);
-		}
-	}
-	if (cc->sessions.evicted)
-		count_evicted(cc);
-	count_and_log(cc, !to, &rec, 1);
-	core_enqueue(cc, to, m, producer);
-}
-
-/* route_emit_msg of j serialized. Takes j. */
-static void route_emit(struct core_conn *cc, enum side to, json_t *j, const char *answers,
-		       const char *action, enum side producer)
-{
-	struct msg *m = msg_from_json(j);
-
-	json_decref(j);
-	route_emit_msg(cc, to, m, answers, action, producer);
-}
-
-/* Sends Chrome a command of the proxy's own on session sid. */
-static void route_command(struct core_conn *cc, const char *sid, const char *method, json_t *params,
-			  enum side producer)
-{
-	json_t *j = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)cc->next_proxy_id++,
-			      "method", method, "params", params);
-
-	if (*sid)
-		json_object_set_new(j, "sessionId", json_string(sid));
-	route_emit(cc, UP, j, NULL, NULL, producer);
-}
-
 /* Sends what the policy injects for a session that just attached. */
 static void route_inject(struct core_conn *cc, const char *sid, const char *type,
 			 enum side producer)
@@ -209,7 +50,7 @@ static void route_inject(struct core_conn *cc, const char *sid, const char *type
 	json_array_foreach(cmds, i, cmd) {
 		json_t *params = json_object_get(cmd, "params");
 		json_t *empty = params ? NULL : json_object();
-		route_command(cc, sid, json_string_value(json_object_get(cmd, "method")),
+		emit_command(cc, sid, json_string_value(json_object_get(cmd, "method")),
 			      params ? params : empty, producer);
 		json_decref(empty);
 	}
@@ -243,46 +84,25 @@ static void route_sync(struct core_conn *cc)
 				continue;
 			snprintf(method, sizeof method, "%s.disable", domain);
 			json_t *none = json_object();
-			route_command(cc, se->id, method, none, NOBODY);
+			emit_command(cc, se->id, method, none, NOBODY);
 			json_decref(none);
 		}
 		json_object_foreach(want, domain, params) {
 			if (json_equal(json_object_get(have, domain), params))
 				continue;
 			snprintf(method, sizeof method, "%s.enable", domain);
-			route_command(cc, se->id, method, params, NOBODY);
+			emit_command(cc, se->id, method, params, NOBODY);
 		}
 		json_decref(have);
 		json_decref(want);
 	}
 }
 
-/* Answers the client's command r (scanned from buf) itself: with result
- * (taken) or, when it is NULL, the error code and message, and the
- * command's sessionId as it came; logged with the action that did. */
-static void route_reply(struct core_conn *cc, const struct scan_result *r, const char *buf,
-			const char *method, json_t *result, json_int_t code, const char *message,
-			const char *action)
-{
-	json_t *j = json_object();
-	struct msg *m;
-
-	json_object_set_new(j, "id", json_integer((json_int_t)r->id));
-	if (result)
-		json_object_set_new(j, "result", result);
-	else
-		json_object_set_new(j, "error", json_pack("{s:I, s:o}", "code", code,
-				    "message", util_json_bytes(message, strlen(message))));
-	m = r->session.present ? msg_from_json_sid(j, buf, &r->session) : msg_from_json(j);
-	json_decref(j);
-	route_emit_msg(cc, DOWN, m, method, action, DOWN);
-}
-
 /* The client's command answered by the proxy: a stub's result or a reject's error. */
 static void route_answer(struct core_conn *cc, const struct scan_result *r, const char *buf,
 			 const char *method, const struct policy_rule *rule)
 {
-	route_reply(cc, r, buf, method,
+	emit_reply(cc, r, buf, method,
 		    rule->action == ACT_STUB ? json_incref(rule->result) : NULL,
 		    (json_int_t)rule->code, rule->message, policy_action_name(rule->action));
 }
@@ -295,13 +115,13 @@ static void route_selfdomain(struct core_conn *cc, const struct scan_result *r, 
 	struct selfdomain_result res;
 
 	rec->action = "control";
-	count_and_log(cc, DOWN, rec, 1);
+	emit_count_and_log(cc, DOWN, rec, 1);
 	selfdomain_command(cc, method, session, buf, &r->params, &res);
 	if (res.policy) {
 		route_set_policy(cc->core, res.policy, "CDPProxy.setPolicy");
 		res.result = core_policy_json(cc->core);
 	}
-	route_reply(cc, r, buf, method, res.result, res.code, res.message, "control");
+	emit_reply(cc, r, buf, method, res.result, res.code, res.message, "control");
 }
 
 /* Rewrites m's params (result for a response) by rule. Returns the new
@@ -320,7 +140,7 @@ static struct msg *route_rewrite(struct msg *m, const struct policy_rule *rule, 
 		json_object_set_new(j, key, p);
 	}
 	policy_rewrite(rule, p);
-	out = msg_from_json(j);
+	out = emit_msg_json(j);
 	json_decref(j);
 	out->not_before_us = m->not_before_us;
 	msg_free(m);
@@ -347,8 +167,9 @@ static int escaped(const char *buf, const struct scan_str *str)
 
 /* Chrome's message begun in buf[0..len): may it go on before it is whole?
  * 1 yes, 0 no, -1 its first bytes do not tell yet. */
-static int begin_from_up(const struct core *core, const char *buf, size_t len)
+static int begin_from_up(const struct core_conn *cc, const char *buf, size_t len)
 {
+	const struct core *core = cc->core;
 	struct scan_first f;
 
 	switch (scan_first(buf, len, &f)) {
@@ -357,6 +178,7 @@ static int begin_from_up(const struct core *core, const char *buf, size_t len)
 	case SCAN_FIRST_METHOD:
 		/* An event, judged on its method whatever its session's target. */
 		return !escaped(buf, &f.method) &&
+		       channel_may_cut(cc, buf + f.method.off, f.method.len) &&
 		       !policy_may_match(core->policy, PK_EVENT, buf + f.method.off, f.method.len);
 	case SCAN_FIRST_ID:
 		/* A response: a rule matches its command's method, found by its
@@ -392,7 +214,8 @@ int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t to
 	const char *buf = (const char *)MSG_DATA(m);
 	int rc;
 
-	if (m->type != MSG_TEXT || cc->shut[!from])
+	/* A side that takes whole messages only (a channel's) gets no cut. */
+	if (m->type != MSG_TEXT || cc->shut[!from] || !cc->ops[!from]->sent)
 		return 0;
 	/* A pipe's message ends at its NUL: what is in so far is its size
 	 * at least, and may pass cut_min with the next read. */
@@ -403,7 +226,7 @@ int route_begin(struct core_conn *cc, enum side from, struct msg *m, uint64_t to
 	 * waits for it to drain. Stored, it waits in its leg instead. */
 	if (core_paused(cc, from))
 		return 0;
-	rc = from == UP ? begin_from_up(core, buf, m->len) : begin_from_down(core, buf, m->len);
+	rc = from == UP ? begin_from_up(cc, buf, m->len) : begin_from_down(core, buf, m->len);
 	if (rc <= 0)
 		return rc;
 	m->want = total ? (size_t)total : SIZE_MAX;
@@ -445,7 +268,7 @@ static void route_record(struct core_conn *cc, enum side from, struct msg *m,
 	fetch = record_event(cc, (const char *)MSG_DATA(m), r, sid);
 	route_send(cc, from, m);
 	if (fetch)
-		route_command(cc, sid, "Network.getResponseBody", fetch, UP);
+		emit_command(cc, sid, "Network.getResponseBody", fetch, UP);
 	json_decref(fetch);
 }
 
@@ -471,24 +294,26 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	method[0] = session[0] = '\0';   /* not the whole 2 x 128 bytes per message */
 	if (m->type == MSG_BINARY || scan_routed(cc, from, m, &r) < 0) {
 		rec.kind = m->type == MSG_BINARY ? "binary" : "invalid";
-		count_and_log(cc, from, &rec, 1);
+		emit_count_and_log(cc, from, &rec, 1);
 		route_send(cc, from, m);
 		return;
 	}
-	rec_scanned(&rec, buf, &r, method, session);
-	msg = session_msg(buf, &r, &rec);
+	emit_rec_scanned(&rec, buf, &r, method, session);
+	msg = emit_session_msg(buf, &r, &rec);
 	name = msg.method;
 	if (from == UP && r.kind == SCAN_RESPONSE &&
 	    sessions_on_response(&cc->sessions, &msg, now, &sm) == 0) {
 		name = sm.method;
-		rec_method(&rec, name, sm.method_len);
+		emit_rec_method(&rec, name, sm.method_len);
 		rec.has_rtt = 1;
 		rec.rtt_us = sm.rtt_us;
 		stats_rtt(core->stats, name, rec.method_len, sm.rtt_us);
 		if (sm.by_proxy && !cut) {   /* the answer to the proxy's own command */
 			rec.by_proxy = 1;
+			if (cc->chan)
+				channel_answer(cc, buf, &r, r.id);
 			rec.body_whole = record_answer(cc, name, rec.method_len, m->len);
-			count_and_log(cc, from, &rec, 1);
+			emit_count_and_log(cc, from, &rec, 1);
 			msg_free(m);
 			return;
 		}
@@ -510,6 +335,20 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		msg_free(m);
 		return;
 	}
+	/* The BiDi mapper's channel (channel.h): its setup, its carriers. */
+	if (pk == PK_COMMAND && !cut && channel_command(cc, buf, &r, &rec)) {
+		msg_free(m);
+		return;
+	}
+	if (pk == PK_EVENT && cc->chan && !cut) {
+		struct msg *mapper_msg;
+		if (channel_event(cc, buf, &r, &rec, &mapper_msg)) {
+			if (mapper_msg)
+				route_deliver(cc->chan->mapper, DOWN, mapper_msg);
+			msg_free(m);
+			return;
+		}
+	}
 	if (pk && rec.method && core->policy->n_rules && !cut) {
 		names_own(&rec, &msg, method, session);
 		if (pk != PK_RESPONSE)
@@ -527,7 +366,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	switch (rule ? rule->action : ACT_PASS) {
 	case ACT_STUB:
 	case ACT_REJECT:
-		count_and_log(cc, from, &rec, rule->log);
+		emit_count_and_log(cc, from, &rec, rule->log);
 		if (rule->action == ACT_STUB) {
 			client_params = sessions_object_at(buf, &r.params);
 			sessions_on_stub(&cc->sessions, session, name, client_params);
@@ -537,7 +376,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		msg_free(m);
 		return;
 	case ACT_DROP:
-		count_and_log(cc, from, &rec, rule->log);
+		emit_count_and_log(cc, from, &rec, rule->log);
 		msg_free(m);
 		return;
 	case ACT_DELAY:
@@ -563,7 +402,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 	if (pk == PK_COMMAND) {
 		sessions_on_command(&cc->sessions, &msg, now, 0, client_params);
 		if (cc->sessions.evicted)
-			count_evicted(cc);
+			emit_count_evicted(cc);
 	} else if (pk == PK_EVENT) {
 		json_t *records = sessions_on_event(&cc->sessions, buf, &r), *rec_j;
 		size_t i;
@@ -582,7 +421,7 @@ void route_deliver(struct core_conn *cc, enum side from, struct msg *m)
 		}
 	}
 	json_decref(client_params);
-	count_and_log(cc, from, &rec, !rule || rule->log);
+	emit_count_and_log(cc, from, &rec, !rule || rule->log);
 	if (pk == PK_COMMAND || pk == PK_EVENT)
 		bidilog_message(cc, buf, &r, &rec);
 	if (pk == PK_EVENT && core->record_budget)

@@ -6,6 +6,7 @@
 #include "legs.h"
 
 #include "http.h"
+#include "mapper.h"
 #include "pipe.h"
 #include "ws.h"
 
@@ -13,5 +14,6 @@ const struct proxy_leg *const legs_all[] = {
 	&http_leg,
 	&ws_leg,
 	&pipe_leg,
+	&mapper_leg,
 	NULL
 };

@@ -155,6 +155,43 @@ static int tick_start(struct proxy *px)
 	return 0;
 }
 
+/* The core's channel_open: the first leg's that has one, with px. */
+static struct core_conn *channel_open(struct core *core, struct core_conn *host)
+{
+	struct proxy *px = lws_container_of(core, struct proxy, core);
+
+	each_leg(px, l)
+		if ((*l)->channel)
+			return (*l)->channel(px, host);
+	return NULL;
+}
+
+/* The BiDi mapper's channel is on, or off and why (the log says). */
+static void channel_setup(struct proxy *px)
+{
+	int some = 0;
+
+	each_leg(px, l)
+		some |= (*l)->channel != NULL;
+	if (px->cfg.no_bidi_channel)
+		px->core.channel_off = "turned off (--no-bidi-channel)";
+	else if (!px->cfg.upstream_port)
+		px->core.channel_off = "no second connection to the browser (pipe mode)";
+	else if (!some)
+		px->core.channel_off = "no leg serves it";
+	else
+		px->core.channel_open = channel_open;
+}
+
+struct core_conn *proxy_dial(struct proxy *px, const char *path, const struct client_id *client,
+			     const struct leg_ops *down)
+{
+	each_leg(px, l)
+		if ((*l)->dial)
+			return (*l)->dial(px, path, client, down);
+	return NULL;
+}
+
 int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy *p,
 		char *err, size_t errlen)
 {
@@ -176,6 +213,7 @@ int proxy_start(struct proxy *px, const struct proxy_config *cfg, struct policy 
 	px->core.policy_dir = cfg->policy_dir;
 	px->core.selfdomain = !cfg->no_control_domain;
 	px->core.record_budget = cfg->record_bodies;
+	channel_setup(px);
 
 	memset(&info, 0, sizeof info);
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;   /* listen.c listens */

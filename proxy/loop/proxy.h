@@ -37,6 +37,16 @@ struct proxy_leg {
 	/* Last in proxy_stop, once the core is freed: what the leg kept for
 	 * the whole run. */
 	void (*stop)(struct proxy *px);
+	/* Opens a connection to Chrome at path whose client side is another
+	 * leg's endpoint (down: its answers to the core's asks, leg.h), for
+	 * client: logged open and ready; NULL when it cannot. proxy_dial asks
+	 * the first leg that has this (the WebSocket leg). */
+	struct core_conn *(*dial)(struct proxy *px, const char *path, const struct client_id *client,
+				  const struct leg_ops *down);
+	/* The BiDi mapper's channel (core.h, core_channel_open_fn): the
+	 * mapper's connection for host. The first leg that has this serves
+	 * every channel, unless cfg.no_bidi_channel or there is no upstream. */
+	struct core_conn *(*channel)(struct proxy *px, struct core_conn *host);
 };
 
 struct proxy_config {
@@ -64,6 +74,7 @@ struct proxy_config {
 	int log_secrets;              /* --log-secrets: no redaction of logged bodies */
 	int log_required;             /* --log-required: stop when the log loses a record */
 	int no_control_domain;        /* --no-control-domain: CDPProxy.* goes to Chrome */
+	int no_bidi_channel;          /* --no-bidi-channel: Target.exposeDevToolsProtocol goes to Chrome */
 	int allow_remote;             /* --allow-remote: non-loopback --listen addresses */
 	struct access_list allow_hosts;    /* --allow-host */
 	struct access_list allow_origins;  /* --allow-origin */
@@ -134,6 +145,11 @@ json_t *proxy_policy_json(struct proxy *px);
 /* Everything /proxy/metrics says, as Prometheus text (core_metrics_text):
  * a new buffer of *len bytes, NUL-terminated. */
 char *proxy_metrics_text(struct proxy *px, size_t *len);
+
+/* A connection to Chrome at path whose client side is down's (a leg's
+ * dial); NULL when no leg dials or it cannot. */
+struct core_conn *proxy_dial(struct proxy *px, const char *path, const struct client_id *client,
+			     const struct leg_ops *down);
 
 /* Hands the allowed WebSocket upgrade on wsi to the leg that takes it
  * (proxy_leg's upgrade): what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns;

@@ -58,4 +58,4 @@ static size_t pipeio_sent(const struct core_conn *cc, enum side s, const struct 
 	return cc->out[s].head == m ? pipe_of(cc)->leg[s].head_sent : 0;
 }
 
-const struct leg_ops pipeio_ops = { pipeio_write, pipeio_flow, pipeio_sent };
+const struct leg_ops pipeio_ops = { pipeio_write, pipeio_flow, pipeio_sent, NULL, NULL };

@@ -103,6 +103,13 @@ static int read_env(struct wrapper_config *c, char *err, size_t errlen)
 		if (!c->log_bodies)   /* the HAR wants the events' headers and URLs too */
 			c->log_bodies = 65536;
 	}
+	if ((v = getenv("CDPPROXY_BIDI_CHANNEL")) && *v) {
+		if (strcmp(v, "0") && strcmp(v, "1")) {
+			snprintf(err, errlen, "CDPPROXY_BIDI_CHANNEL: '%s' is not 0 or 1", v);
+			return -1;
+		}
+		c->no_bidi_channel = !strcmp(v, "0");
+	}
 	if ((v = getenv("CDPPROXY_CONTROL")) && *v) {
 		if (util_parse_hostport("CDPPROXY_CONTROL", v, c->admin_host, sizeof c->admin_host,
 					&c->admin_port, err, errlen) < 0)
@@ -473,6 +480,7 @@ int wrapper_proxy_start(struct wrapper *w, struct proxy *px, const char *host, i
 	cfg.log_path = *w->cfg.log_path ? w->cfg.log_path : NULL;
 	cfg.log_bodies = w->cfg.log_bodies;
 	cfg.record_bodies = w->cfg.record_bodies;
+	cfg.no_bidi_channel = w->cfg.no_bidi_channel;
 	cfg.max_message = w->cfg.max_message;
 	cfg.queue_bytes = w->cfg.queue_bytes;
 	cfg.policy_path = w->cfg.policy_path;

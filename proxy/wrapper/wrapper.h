@@ -33,6 +33,7 @@ struct wrapper_config {
 	char log_path[4096];          /* CDPPROXY_LOG with %p (or a directory) resolved; "" */
 	size_t log_bodies;            /* CDPPROXY_LOG_BODIES: bytes of body logged, 0: none */
 	uint64_t record_bodies;       /* CDPPROXY_RECORD_BODIES: --record-bodies' budget, 0: off */
+	int no_bidi_channel;          /* CDPPROXY_BIDI_CHANNEL=0: --no-bidi-channel */
 	uint64_t max_message;         /* CDPPROXY_MAX_MESSAGE, default 256 MiB */
 	uint64_t queue_bytes;         /* per direction, before the producer is paused */
 	char admin_host[128];         /* the admin listener (/proxy/), CDPPROXY_CONTROL=HOST:PORT; "" when unset */

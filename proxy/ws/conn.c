@@ -13,6 +13,17 @@
 
 /* Asks for side s to be closed with code and reason once what is queued for
  * it has been written. The first reason given wins. */
+/* A dialled pair's client side, another leg's, closes: it is told, and
+ * the pair goes on as when a side of its own goes. On a timer of no
+ * delay, not on the stack of whatever asked for the close (an upstream
+ * that failed on connecting would free the pair under its caller). */
+static void foreign_close(lws_sorted_usec_list_t *sul)
+{
+	struct conn *c = lws_container_of(sul, struct conn, down_close);
+
+	conn_side_gone(c, DOWN, c->leg[DOWN].close_code, c->leg[DOWN].close_reason);
+}
+
 void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *reason)
 {
 	if (c->gone[s] || c->closing[s])
@@ -20,6 +31,10 @@ void conn_close_side(struct conn *c, enum side s, uint16_t code, const char *rea
 	c->closing[s] = 1;
 	leg_shut(&c->cc, s, 0);   /* what is queued goes first, then the close */
 	wsleg_close_with(&c->leg[s], code, reason);
+	if (conn_foreign(c, s)) {   /* written already: the channel writes at once */
+		lws_sul_schedule(c->px->ctx, 0, &c->down_close, foreign_close, 1);
+		return;
+	}
 	if (c->leg[s].wsi)
 		lws_callback_on_writable(c->leg[s].wsi);
 }
@@ -45,6 +60,7 @@ static void conn_free(struct conn *c)
 	leg_conn_free(&c->cc);
 	free(c->up.head);   /* Chrome's answer, if it never came whole (upstream.c) */
 	lws_sul_cancel(&c->up_timer);
+	lws_sul_cancel(&c->down_close);
 	free(c);
 }
 
@@ -72,6 +88,8 @@ void conn_side_gone(struct conn *c, enum side s, uint16_t code, const char *reas
 	release_streams(c, s);
 	leg_shut(&c->cc, s, 1);
 	leg_report_close(&c->cc, s, by, code, reason);
+	if (conn_foreign(c, s))
+		c->cc.ops[s]->close(&c->cc, s, code, reason);
 	if (!c->gone[!s]) {
 		conn_close_side(c, !s, code, reason);
 		return;
@@ -135,19 +153,28 @@ static const struct wsleg_ops conn_ops = {
 	leg_deliver, leg_begin, leg_grew, conn_too_large, conn_pong, conn_peer_close, conn_broken
 };
 
+/* The other leg's endpoint of side s is gone (pair_ops.gone). */
+static void conn_gone(struct core_conn *cc, enum side s, int code, const char *reason)
+{
+	conn_side_gone(conn_of(cc), s, (uint16_t)code, reason);
+}
+
+const struct leg_ops pair_ops = { flush_write, flush_flow, flush_sent, conn_gone, NULL };
+
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 		       struct client_id *client)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 
 	c->px = px;
-	leg_conn_init(&px->core, &c->cc, &flush_ops, path);
+	leg_conn_init(&px->core, &c->cc, &pair_ops, path);
 	c->cc.client = *client;
 	client->user_agent = NULL;
 	for (int s = DOWN; s <= UP; s++)
 		wsleg_init(&c->leg[s], s, s == UP, px->cfg.max_message, &conn_ops, &c->cc);
 	c->leg[DOWN].wsi = down;
-	lws_set_opaque_user_data(down, c);
+	if (down)
+		lws_set_opaque_user_data(down, c);
 	leg_report_open(&c->cc, "websocket", px->upstream);
 	return c;
 }
@@ -155,7 +182,7 @@ struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 void conn_close_all(struct proxy *px)
 {
 	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next)
-		for (int s = DOWN; s <= UP && cc->ops == &flush_ops; s++)
+		for (int s = DOWN; s <= UP && cc->ops[UP] == &pair_ops; s++)
 			conn_close_side(conn_of(cc), s, LWS_CLOSE_STATUS_GOINGAWAY, "cdpproxy shutting down");
 }
 
@@ -165,12 +192,12 @@ int conn_closes_settled(struct proxy *px, uint64_t quiet_us)
 
 	for (struct core_conn *cc = px->core.conns; cc; cc = cc->next) {
 		struct conn *c = conn_of(cc);
-		if (cc->ops != &flush_ops)
+		if (cc->ops[UP] != &pair_ops)
 			continue;
 		for (int s = DOWN; s <= UP; s++) {
 			const struct wsleg *l = &c->leg[s];
 			uint64_t since = l->close_sent_us > read ? l->close_sent_us : read;
-			if (c->gone[s])
+			if (c->gone[s] || conn_foreign(c, s))
 				continue;
 			if (!l->close_sent || wsleg_pending(l) || now - since < quiet_us)
 				return 0;

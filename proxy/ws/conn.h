@@ -31,15 +31,19 @@ struct conn {
 	char peer_reason[2][124];
 	struct upstream up;
 	lws_sorted_usec_list_t up_timer;  /* Chrome must answer the upgrade by then */
+	lws_sorted_usec_list_t down_close;  /* a dialled pair's client side closes (upstream_dial) */
 };
+
+/* Is side s of c another leg's endpoint (upstream_dial's client side)? */
+#define conn_foreign(c, s) ((c)->cc.ops[s] != &pair_ops)
 
 /* The conn around a core connection. */
 #define conn_of(ccp) lws_container_of(ccp, struct conn, cc)
 
 /* conn.c: the pair. */
-/* A pair for the client's WebSocket down (its upgrade answered), to the
- * upstream's path, for client (taken): logged. Then upstream_open, then
- * leg_conn_ready. */
+/* A pair for the client's WebSocket down (its upgrade answered; NULL: a
+ * dialled pair's, upstream_dial), to the upstream's path, for client
+ * (taken): logged. Then upstream_open, then leg_conn_ready. */
 struct conn *conn_open(struct proxy *px, struct lws *down, const char *path,
 		       struct client_id *client);
 /* Closes side s with code and reason once what is queued for it is written. */
@@ -56,10 +60,17 @@ void conn_close_all(struct proxy *px);
  * proxy's exit to reset. */
 int conn_closes_settled(struct proxy *px, uint64_t quiet_us);
 
-/* flush.c: the core's asks of a pair (leg_ops: write side s as frames,
- * then its close frame if it is closing; read side s or not; how much of a
- * message went), given to leg_conn_init. */
-extern const struct leg_ops flush_ops;
+/* The pair's answers to the core's asks (leg_ops), given to
+ * leg_conn_init: flush.c's, and conn.c's gone (a dialled pair's client
+ * side, another leg's, is gone). */
+extern const struct leg_ops pair_ops;
+
+/* flush.c: the core's asks of a pair: write side s as frames, then its
+ * close frame if it is closing; read side s or not; how much of a message
+ * went (leg_ops). */
+int flush_write(struct core_conn *cc, enum side s, int writable);
+void flush_flow(struct core_conn *cc, enum side s, int on);
+size_t flush_sent(const struct core_conn *cc, enum side s, const struct msg *m);
 
 /* upstream.c: the endpoint to Chrome, a WebSocket client on a raw socket. */
 /* Starts connecting (and the upgrade's timer). 0, or -1 when it could not
@@ -67,6 +78,11 @@ extern const struct leg_ops flush_ops;
 int upstream_open(struct conn *c);
 int upstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		      void *in, size_t len);
+/* A pair whose client side is another leg's endpoint (down: its answers
+ * to the core's asks), to Chrome at path, for client (copied): logged
+ * open, connecting, ready (proxy_leg's dial). */
+struct core_conn *upstream_dial(struct proxy *px, const char *path, const struct client_id *client,
+				const struct leg_ops *down);
 
 /* downstream.c: the client's endpoint, taken over from lws's HTTP server. */
 /* A client's WebSocket upgrade, allowed: answers it and opens the pair.

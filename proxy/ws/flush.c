@@ -1,13 +1,14 @@
-/* flush: the WebSocket leg's answers to the core's asks (leg_ops): write a
- * side's queue as frames, then a closing side's close frame; read a side or
- * not; how much of a cut-through message an endpoint has written. When
- * they are asked is the core's (leg.c). */
+/* flush: the WebSocket leg's answers to the core's asks (leg_ops, whose
+ * table is conn.c's): write a side's queue as frames, then a closing
+ * side's close frame; read a side or not; how much of a cut-through
+ * message an endpoint has written. When they are asked is the core's
+ * (leg.c). */
 #include "conn.h"
 
 /* Writes what is queued for side s as frames, then its close frame if it
  * is closing: at the round's end, only if the socket can take it now (else
  * lws calls back: leg_writable). Returns -1 to close side s. */
-static int flush_write(struct core_conn *cc, enum side s, int writable)
+int flush_write(struct core_conn *cc, enum side s, int writable)
 {
 	struct conn *c = conn_of(cc);
 	struct lws *wsi = c->leg[s].wsi;
@@ -31,14 +32,12 @@ static int flush_write(struct core_conn *cc, enum side s, int writable)
 	return -1;
 }
 
-static void flush_flow(struct core_conn *cc, enum side s, int on)
+void flush_flow(struct core_conn *cc, enum side s, int on)
 {
 	wsleg_rx_flow(&conn_of(cc)->leg[s], on);
 }
 
-static size_t flush_sent(const struct core_conn *cc, enum side s, const struct msg *m)
+size_t flush_sent(const struct core_conn *cc, enum side s, const struct msg *m)
 {
 	return wsleg_sent_of(&lws_container_of(cc, struct conn, cc)->leg[s], m);
 }
-
-const struct leg_ops flush_ops = { flush_write, flush_flow, flush_sent };

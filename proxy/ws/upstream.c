@@ -148,3 +148,19 @@ int upstream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
 		return 0;
 	}
 }
+
+struct core_conn *upstream_dial(struct proxy *px, const char *path, const struct client_id *client,
+				const struct leg_ops *down)
+{
+	struct client_id copy = *client;
+	struct conn *c;
+
+	copy.user_agent = client->user_agent ? xstrdup(client->user_agent) : NULL;
+	c = conn_open(px, NULL, path, &copy);
+	leg_conn_side(&c->cc, DOWN, down);
+	/* Failing, it closes the client side on a timer: the caller has the
+	 * pair until then, and is told (leg_ops close). */
+	if (upstream_open(c) == 0)
+		leg_conn_ready(&c->cc);
+	return &c->cc;
+}

@@ -16,4 +16,5 @@ const struct proxy_leg ws_leg = {
 	.upgrade = downstream_take,
 	.close_all = conn_close_all,
 	.settled = conn_closes_settled,
+	.dial = upstream_dial,
 };

@@ -11,8 +11,8 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
     echo "1..0 # SKIP ${FUZZ_CC:-clang} not installed (Debian: clang libclang-rt-14-dev, see tools/deps.sh)"
     exit 0
 fi
-drivers="scan policy discovery wsleg access redact log switches pipe pipecut logrec junit bidi"
-echo "1..13"
+drivers="scan policy discovery wsleg access redact log switches pipe pipecut logrec junit bidi channel"
+echo "1..14"
 n=0 failed=0
 for d in $drivers; do
     n=$((n + 1))
