@@ -46,7 +46,7 @@ static size_t cc_sent(const struct core_conn *c, enum side s, const struct msg *
 {
 	return s == DOWN && c->out[s].head == m ? writer->head_sent : 0;
 }
-static const struct leg_ops cc_ops = { cc_write, cc_flow, cc_sent };
+static const struct leg_ops cc_ops = { cc_write, cc_flow, cc_sent, NULL, NULL };
 
 /* The legs' reports, as the pipe leg makes them (pipe.c): the contract's. */
 static void on_refused(void *ctx, int side, uint64_t bytes) { (void)ctx, (void)side, (void)bytes; }
