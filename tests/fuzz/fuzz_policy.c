@@ -183,7 +183,7 @@ static void check_desired(const struct policy *p, const struct strings *st, cons
 	}
 	if (!json_is_array(injects))
 		fail("policy_injects is not an array", NULL);
-	want = policy_desired(p, client, target, url);
+	want = policy_desired(p, client, target, url, 0);
 	if (!json_is_object(want))
 		fail("policy_desired is not an object", NULL);
 	json_object_foreach(want, domain, v) {
@@ -201,7 +201,7 @@ static void check_desired(const struct policy *p, const struct strings *st, cons
 	json_object_foreach(client, domain, v) {
 		char method[MAX_DOMAIN + 16];
 		int n = snprintf(method, sizeof method, "%s.enable", domain);
-		const struct policy_rule *r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url);
+		const struct policy_rule *r = policy_match(p, PK_COMMAND, method, (size_t)n, target, url, 0);
 		if (!(r && (r->action == ACT_STUB || r->action == ACT_REJECT)) && !json_object_get(want, domain))
 			fail("policy_desired lost a client's domain", domain);
 	}
@@ -249,7 +249,7 @@ static void exercise(struct policy *p, const json_t *doc)
 		size_t mlen = fixed ? method_lens[i] : strlen(m);
 		for (size_t k = 0; k < 3; k++, round++) {
 			const char *t = targets[round % nt], *u = urls[(round * 7 + k) % nu];
-			struct policy_rule *got = policy_match(p, kinds[k], m, mlen, t, u);
+			struct policy_rule *got = policy_match(p, kinds[k], m, mlen, t, u, 0);
 			int unsure = 0;
 			const struct policy_rule *want = ref_match(p, kinds[k], m, mlen, t, u, &unsure);
 			if (!unsure && got != want)

@@ -332,14 +332,16 @@ static void percent_all(char *out, const char *s)
 }
 
 /* A body with the marker in a credential field, shaped as servers read
- * them (issue 46): a form split at '&', ';' or line ends (text/plain), a
+ * them (issue 46): a form split at '&', ';' or CRLF (text/plain), a
  * NUL in it or not; a multipart body with CRLF or LF line ends, a preamble
  * or a leading newline, the part named name=, name*= (%XX) or in RFC 2231
  * pieces; JSON, after a byte order mark or not, itself in a JSON string
  * or not. Returns its length (NULs included). */
 static size_t body(struct src *s, char *out, size_t cap)
 {
-	static const char *const seps[] = { "&", ";", "\r\n", "\n" };
+	/* Lines of a text/plain form end in CRLF (the HTML standard); a body
+	 * of LF lines is not read as one (a script's "x = token" would be). */
+	static const char *const seps[] = { "&", ";", "\r\n", "&" };
 	char name[40], value[64], junk[16], junk2[16], bound[24], pre[24], named[160];
 	json_t *j, *holder;
 	char *t;
